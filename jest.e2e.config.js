@@ -1,0 +1,8 @@
+/** Tier 3: the whole system started by `npm run up`, reached only through the gateway. */
+module.exports = {
+  ...require('./jest.shared'),
+  displayName: 'e2e',
+  testMatch: ['<rootDir>/test/e2e/**/*.test.ts'],
+  globalSetup: '<rootDir>/test/support/e2e-global-setup.ts',
+  testTimeout: 60000,
+};

@@ -1,0 +1,8 @@
+/** Settings shared by the three test tiers (unit, integration, e2e). */
+module.exports = {
+  testEnvironment: 'node',
+  transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.jest.json', diagnostics: false }] },
+  moduleNameMapper: { '^@baas/common$': '<rootDir>/packages/common/src/index.ts' },
+  modulePathIgnorePatterns: ['<rootDir>/.*/dist/', '<rootDir>/.stack/'],
+  rootDir: __dirname,
+};

@@ -1,0 +1,93 @@
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+
+/**
+ * Config is parsed once at boot into a frozen object. Every variable may also be given as
+ * NAME_FILE (a mounted secret). All problems are reported together in one error.
+ */
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+function resolveFileVariants(env: Env, keys: string[]): { env: Env; problems: string[] } {
+  const out: Env = { ...env };
+  const problems: string[] = [];
+  for (const key of keys) {
+    const file = env[`${key}_FILE`];
+    if (file && env[key] === undefined) {
+      try {
+        out[key] = readFileSync(file, 'utf8').trim();
+      } catch (e) {
+        problems.push(`${key}_FILE: cannot read ${file} (${(e as Error).message})`);
+      }
+    }
+  }
+  return { env: out, problems };
+}
+
+export function loadConfig<S extends z.ZodObject>(
+  schema: S,
+  env: Env = process.env,
+): Readonly<z.infer<S>> {
+  const keys = Object.keys(schema.shape);
+  const { env: resolved, problems } = resolveFileVariants(env, keys);
+  const input: Record<string, string | undefined> = {};
+  for (const key of keys) {
+    const v = resolved[key];
+    input[key] = v === '' ? undefined : v;
+  }
+  const parsed = schema.safeParse(input);
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) {
+      problems.push(`${issue.path.join('.') || '(root)'}: ${issue.message}`);
+    }
+  }
+  if (problems.length > 0 || !parsed.success) throw new ConfigError(problems);
+  return Object.freeze(parsed.data) as Readonly<z.infer<S>>;
+}
+
+const SECRET_NAME = /(SECRET|TOKEN|PASSWORD|KEY)/i;
+
+/** For logging the effective config at boot without leaking secrets. */
+export function redactConfig(config: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(config)) {
+    if (SECRET_NAME.test(k)) out[k] = v === undefined ? undefined : '[redacted]';
+    else if (typeof v === 'string' && /:\/\/[^/]*:[^@/]*@/.test(v))
+      out[k] = v.replace(/\/\/([^:/]*):[^@/]*@/, '//$1:[redacted]@');
+    else out[k] = v;
+  }
+  return out;
+}
+
+/** Building blocks for service config schemas. */
+export const env = {
+  port: (def: number) => z.coerce.number().int().min(1).max(65535).default(def),
+  int: (def: number, min = 0) => z.coerce.number().int().min(min).default(def),
+  positiveInt: (def: number) => z.coerce.number().int().min(1).default(def),
+  url: (def?: string) => (def === undefined ? z.url() : z.url().default(def)),
+  string: (def?: string) => (def === undefined ? z.string().min(1) : z.string().min(1).default(def)),
+  secret: (minLength = 32) =>
+    z.string().min(minLength, `must be at least ${minLength} characters`),
+  bool: (def: boolean) =>
+    z
+      .enum(['true', 'false', '1', '0'])
+      .default(def ? 'true' : 'false')
+      .transform((v) => v === 'true' || v === '1'),
+  logLevel: () =>
+    z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+};
+
+/** Variables every backend service reads. */
+export const serviceEnvShape = {
+  MONGO_URL: env.string('mongodb://127.0.0.1:27017'),
+  NATS_URL: env.string('nats://127.0.0.1:4222'),
+  INTERNAL_ASSERTION_SECRET: env.secret(32),
+  LOG_LEVEL: env.logLevel(),
+  SHUTDOWN_GRACE_SECONDS: env.int(10),
+};

@@ -1,0 +1,218 @@
+import { connect } from '@nats-io/transport-node';
+import { headers, nanos, type NatsConnection } from '@nats-io/nats-core';
+import {
+  AckPolicy,
+  DeliverPolicy,
+  DiscardPolicy,
+  RetentionPolicy,
+  StorageType,
+  jetstream,
+  jetstreamManager,
+  type JetStreamClient,
+  type JetStreamManager,
+  type JsMsg,
+} from '@nats-io/jetstream';
+import type { Logger } from '../logger';
+import type { EventType } from './catalogue';
+import {
+  DLQ_STREAM,
+  DLQ_SUBJECT_PREFIX,
+  EVENTS_STREAM,
+  EVENTS_SUBJECT_PREFIX,
+  subjectFor,
+  type EventEnvelope,
+} from './envelope';
+
+/** Port: what a use case or the outbox relay needs to publish. */
+export interface EventPublisher {
+  publish(event: EventEnvelope): Promise<void>;
+}
+
+export async function connectNats(url: string, name: string, logger: Logger): Promise<NatsConnection> {
+  const nc = await connect({
+    servers: url.split(','),
+    name,
+    maxReconnectAttempts: -1,
+    reconnectTimeWait: 500,
+  });
+  void (async () => {
+    for await (const s of nc.status()) {
+      if (s.type === 'disconnect' || s.type === 'reconnect' || s.type === 'error')
+        logger.warn({ status: s.type }, 'nats status');
+    }
+  })();
+  return nc;
+}
+
+const DAY_NS = nanos(24 * 60 * 60 * 1000);
+
+/** Creates or updates the streams every service relies on; safe to run from every replica. */
+export async function ensureStreams(jsm: JetStreamManager): Promise<void> {
+  const streams = [
+    {
+      name: EVENTS_STREAM,
+      subjects: [`${EVENTS_SUBJECT_PREFIX}.>`],
+      max_age: 7 * DAY_NS,
+      // Longer than the outbox relay's retry horizon, so a re-publish is dropped as a duplicate.
+      duplicate_window: nanos(10 * 60 * 1000),
+    },
+    {
+      name: DLQ_STREAM,
+      subjects: [`${DLQ_SUBJECT_PREFIX}.>`],
+      max_age: 30 * DAY_NS,
+      duplicate_window: nanos(2 * 60 * 1000),
+    },
+  ];
+  for (const s of streams) {
+    const config = {
+      ...s,
+      storage: StorageType.File,
+      retention: RetentionPolicy.Limits,
+      discard: DiscardPolicy.Old,
+      max_bytes: 1024 * 1024 * 1024,
+    };
+    try {
+      await jsm.streams.info(s.name);
+      await jsm.streams.update(s.name, config);
+    } catch {
+      try {
+        await jsm.streams.add(config);
+      } catch (e) {
+        // Another replica may have created it between our info and add.
+        await jsm.streams.info(s.name).catch(() => {
+          throw e;
+        });
+      }
+    }
+  }
+}
+
+export class JetStreamBus implements EventPublisher {
+  private constructor(
+    readonly nc: NatsConnection,
+    readonly js: JetStreamClient,
+    readonly jsm: JetStreamManager,
+    private readonly logger: Logger,
+  ) {}
+
+  static async create(nc: NatsConnection, logger: Logger): Promise<JetStreamBus> {
+    const jsm = await jetstreamManager(nc);
+    await ensureStreams(jsm);
+    return new JetStreamBus(nc, jetstream(nc), jsm, logger);
+  }
+
+  async publish(event: EventEnvelope): Promise<void> {
+    const h = headers();
+    if (event.traceparent) h.set('traceparent', event.traceparent);
+    h.set('baas-event-type', event.type);
+    await this.js.publish(subjectFor(event.type), JSON.stringify(event), {
+      msgID: event.id,
+      headers: h,
+      timeout: 5000,
+    });
+  }
+
+  /**
+   * A durable pull consumer with explicit acks, bounded redelivery with backoff, and a
+   * dead-letter subject for messages that fail maxDeliver times.
+   */
+  async consume(opts: ConsumerOptions): Promise<ConsumerHandle> {
+    const maxDeliver = opts.maxDeliver ?? 8;
+    const backoffMs = opts.backoffMs ?? [1000, 5000, 15000, 30000, 60000];
+    const config = {
+      durable_name: opts.durable,
+      ack_policy: AckPolicy.Explicit,
+      deliver_policy: DeliverPolicy.All,
+      filter_subjects: opts.types.map(subjectFor),
+      max_deliver: maxDeliver,
+      ack_wait: nanos(opts.ackWaitMs ?? 30_000),
+      max_ack_pending: opts.maxAckPending ?? 256,
+    };
+    try {
+      await this.jsm.consumers.info(EVENTS_STREAM, opts.durable);
+      await this.jsm.consumers.update(EVENTS_STREAM, opts.durable, config);
+    } catch {
+      await this.jsm.consumers.add(EVENTS_STREAM, config).catch(async (e: unknown) => {
+        await this.jsm.consumers.info(EVENTS_STREAM, opts.durable).catch(() => {
+          throw e;
+        });
+      });
+    }
+    const consumer = await this.js.consumers.get(EVENTS_STREAM, opts.durable);
+    const messages = await consumer.consume({ max_messages: opts.concurrency ?? 16 });
+    const logger = this.logger.child({ consumer: opts.durable });
+    const done = (async () => {
+      for await (const m of messages) {
+        await this.handleOne(m, opts, maxDeliver, backoffMs, logger);
+      }
+    })();
+    return {
+      stop: async () => {
+        await messages.close();
+        await done.catch(() => undefined);
+      },
+    };
+  }
+
+  private async handleOne(
+    m: JsMsg,
+    opts: ConsumerOptions,
+    maxDeliver: number,
+    backoffMs: number[],
+    logger: Logger,
+  ): Promise<void> {
+    let event: EventEnvelope;
+    try {
+      event = m.json<EventEnvelope>();
+    } catch {
+      logger.error({ subject: m.subject }, 'undecodable event, sent to dead letters');
+      await this.deadLetter(opts.durable, m, 'undecodable');
+      m.term('undecodable');
+      return;
+    }
+    try {
+      await opts.handler(event);
+      m.ack();
+    } catch (err) {
+      const attempt = m.info.deliveryCount;
+      if (attempt >= maxDeliver) {
+        logger.error({ err, eventId: event.id, type: event.type, attempt }, 'event failed for the last time, sent to dead letters');
+        await this.deadLetter(opts.durable, m, (err as Error).message);
+        m.term('max deliveries');
+      } else {
+        const delay = backoffMs[Math.min(attempt - 1, backoffMs.length - 1)] ?? 1000;
+        logger.warn({ err, eventId: event.id, type: event.type, attempt, retryInMs: delay }, 'event handler failed, will retry');
+        m.nak(delay);
+      }
+    }
+  }
+
+  private async deadLetter(durable: string, m: JsMsg, reason: string): Promise<void> {
+    const h = headers();
+    h.set('baas-dlq-reason', reason.slice(0, 200));
+    h.set('baas-dlq-subject', m.subject);
+    await this.js
+      .publish(`${DLQ_SUBJECT_PREFIX}.${durable}`, m.data, {
+        headers: h,
+        msgID: `${durable}:${m.info.streamSequence}`,
+      })
+      .catch((e: unknown) => this.logger.error({ err: e }, 'could not write dead letter'));
+  }
+}
+
+export interface ConsumerOptions {
+  /** Durable name: one per service and purpose, e.g. `storage-project-deleted`. */
+  durable: string;
+  types: EventType[];
+  /** Must be idempotent: a redelivered event has one effect. */
+  handler: (event: EventEnvelope) => Promise<void>;
+  maxDeliver?: number;
+  backoffMs?: number[];
+  ackWaitMs?: number;
+  maxAckPending?: number;
+  concurrency?: number;
+}
+
+export interface ConsumerHandle {
+  stop(): Promise<void>;
+}

@@ -1,0 +1,130 @@
+import type { Collection, Document } from 'mongodb';
+import type { Logger } from '../logger';
+import type { EventPublisher } from './bus';
+import type { EventEnvelope } from './envelope';
+
+/**
+ * Transactional outbox without transactions: a pending event is stored inside the very document
+ * whose write causes it, in the same single-document write (atomic on FerretDB and MongoDB).
+ * The relay publishes pending events with the event id as the JetStream message id (so a
+ * re-publish after a crash is dropped as a duplicate) and then removes them from the document.
+ * A document marked `_purgeAfterRelay` is deleted once its events are out: that is how a hard
+ * delete still gets its event.
+ */
+export const OUTBOX_FIELD = '_outbox';
+export const PURGE_FIELD = '_purgeAfterRelay';
+
+export interface OutboxFields {
+  _outbox?: EventEnvelope[];
+  _purgeAfterRelay?: boolean;
+}
+
+/** For an insert: the document carrying its events. */
+export function withEvents<T extends Document>(doc: T, events: EventEnvelope[]): T & OutboxFields {
+  return { ...doc, [OUTBOX_FIELD]: events };
+}
+
+/** For an update: merge into the update so the events are written with it. */
+export function pushEvents(update: Document, events: EventEnvelope[]): Document {
+  const push = { ...((update.$push as Document | undefined) ?? {}), [OUTBOX_FIELD]: { $each: events } };
+  return { ...update, $push: push };
+}
+
+/** For a hard delete: mark the document, attach the event; the relay deletes it after publishing. */
+export function purgeWithEvents(events: EventEnvelope[]): Document {
+  return pushEvents({ $set: { [PURGE_FIELD]: true } }, events);
+}
+
+/** Mongo projection that hides outbox bookkeeping from API responses. */
+export const HIDE_OUTBOX = { [OUTBOX_FIELD]: 0, [PURGE_FIELD]: 0 } as const;
+
+export function stripOutbox<T extends Document>(doc: T): Omit<T, '_outbox' | '_purgeAfterRelay'> {
+  const { _outbox, _purgeAfterRelay, ...rest } = doc as T & OutboxFields;
+  void _outbox;
+  void _purgeAfterRelay;
+  return rest;
+}
+
+interface RelayOptions {
+  /** Collections that may hold pending events; a function so per-project collections can be found. */
+  collections: () => Promise<Collection[]> | Collection[];
+  publisher: EventPublisher;
+  logger: Logger;
+  intervalMs?: number;
+  batchSize?: number;
+}
+
+export class OutboxRelay {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private again = false;
+  private stopped = false;
+
+  constructor(private readonly opts: RelayOptions) {}
+
+  start(): void {
+    const every = this.opts.intervalMs ?? 1000;
+    this.timer = setInterval(() => this.kick(), every);
+    this.timer.unref();
+    this.kick();
+  }
+
+  /** Ask for a pass now (after a write); passes never overlap. */
+  kick(): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = this.passUntilQuiet().finally(() => {
+      this.running = undefined;
+    });
+  }
+
+  /** Resolves when every event pending at the time of the call has been published (for tests). */
+  async flush(): Promise<void> {
+    if (this.running) await this.running;
+    await this.pass();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    if (this.running) await this.running;
+  }
+
+  private async passUntilQuiet(): Promise<void> {
+    do {
+      this.again = false;
+      try {
+        await this.pass();
+      } catch (err) {
+        this.opts.logger.warn({ err }, 'outbox relay pass failed; will retry');
+        return;
+      }
+    } while (this.again && !this.stopped);
+  }
+
+  private async pass(): Promise<void> {
+    const collections = await this.opts.collections();
+    for (const coll of collections) {
+      const pending = await coll
+        .find({ [OUTBOX_FIELD]: { $exists: true } }, { projection: { _id: 1, [OUTBOX_FIELD]: 1, [PURGE_FIELD]: 1 } })
+        .limit(this.opts.batchSize ?? 100)
+        .toArray();
+      for (const doc of pending) await this.relayDocument(coll, doc);
+    }
+  }
+
+  private async relayDocument(coll: Collection, doc: Document): Promise<void> {
+    const events = (doc[OUTBOX_FIELD] ?? []) as EventEnvelope[];
+    for (const e of events) await this.opts.publisher.publish(e);
+    const ids = events.map((e) => e.id);
+    if (doc[PURGE_FIELD] === true) {
+      await coll.deleteOne({ _id: doc._id, [PURGE_FIELD]: true });
+      return;
+    }
+    await coll.updateOne({ _id: doc._id }, { $pull: { [OUTBOX_FIELD]: { id: { $in: ids } } } } as Document);
+    await coll.updateOne({ _id: doc._id, [OUTBOX_FIELD]: { $size: 0 } }, { $unset: { [OUTBOX_FIELD]: '' } });
+  }
+}

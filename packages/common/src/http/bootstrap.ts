@@ -1,0 +1,156 @@
+import http from 'node:http';
+import express, { type Express } from 'express';
+import { pinoHttp } from 'pino-http';
+import type { Logger } from '../logger';
+import { createMetrics, httpMetricsMiddleware, type Metrics } from '../metrics';
+import { requestIdMiddleware } from './request-id';
+import { errorHandler, notFoundHandler } from './error-handler';
+
+export interface ReadinessCheck {
+  name: string;
+  check: () => Promise<void>;
+}
+
+export interface ServiceAppOptions {
+  service: string;
+  logger: Logger;
+  readiness: ReadinessCheck[];
+  metrics?: Metrics;
+}
+
+export interface ServiceApp {
+  app: Express;
+  metrics: Metrics;
+  /** Flip readiness to 503 (on SIGTERM) while in-flight requests drain. */
+  setDraining: () => void;
+  /** Call after mounting routes: adds the 404 and error handlers. */
+  finish: () => Express;
+}
+
+const CHECK_TIMEOUT_MS = 2000;
+
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const t = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms);
+    p.then(
+      (v) => {
+        clearTimeout(t);
+        resolve(v);
+      },
+      (e: unknown) => {
+        clearTimeout(t);
+        reject(e instanceof Error ? e : new Error(String(e)));
+      },
+    );
+  });
+}
+
+/**
+ * The express app every service starts from: request ids, request logs, metrics and the
+ * health endpoints, mounted before any route that needs the gateway assertion.
+ */
+export function createServiceApp(opts: ServiceAppOptions): ServiceApp {
+  const app = express();
+  const metrics = opts.metrics ?? createMetrics(opts.service);
+  let draining = false;
+  app.disable('x-powered-by');
+  app.disable('etag');
+  app.set('query parser', 'extended');
+  app.use(requestIdMiddleware);
+  app.get('/livez', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  app.get('/readyz', async (_req, res) => {
+    if (draining) {
+      res.status(503).json({ status: 'draining' });
+      return;
+    }
+    const results = await Promise.all(
+      opts.readiness.map(async (c) => {
+        try {
+          await withTimeout(c.check(), CHECK_TIMEOUT_MS);
+          return { name: c.name, ok: true as const };
+        } catch (e) {
+          return { name: c.name, ok: false as const, error: (e as Error).message };
+        }
+      }),
+    );
+    const ok = results.every((r) => r.ok);
+    res.status(ok ? 200 : 503).json({ status: ok ? 'ok' : 'unavailable', checks: results });
+  });
+  app.get('/metrics', async (_req, res) => {
+    res.setHeader('Content-Type', metrics.registry.contentType);
+    res.send(await metrics.registry.metrics());
+  });
+  app.use(
+    pinoHttp({
+      logger: opts.logger,
+      genReqId: (req) => (req as unknown as { id: string }).id,
+      customLogLevel: (_req, res, err) =>
+        err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'info' : 'debug',
+    }),
+  );
+  app.use(httpMetricsMiddleware(metrics));
+  return {
+    app,
+    metrics,
+    setDraining: () => {
+      draining = true;
+    },
+    finish: () => {
+      app.use(notFoundHandler);
+      app.use(errorHandler(opts.logger));
+      return app;
+    },
+  };
+}
+
+export interface RunOptions {
+  name: string;
+  port: number;
+  host?: string;
+  logger: Logger;
+  serviceApp: ServiceApp;
+  /** Closed in order after the HTTP server stops: consumers, relays, then connections. */
+  closers: Array<{ name: string; close: () => Promise<void> }>;
+  graceSeconds: number;
+}
+
+/** Listens and owns graceful shutdown: readiness off, stop accepting, drain, close, exit. */
+export async function runService(opts: RunOptions): Promise<http.Server> {
+  const server = http.createServer(opts.serviceApp.app);
+  // Longer than the gateway agent's idle timeout so pooled sockets are not reset under it.
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
+  server.requestTimeout = 120_000;
+  await new Promise<void>((resolve) => server.listen(opts.port, opts.host ?? '0.0.0.0', resolve));
+  opts.logger.info({ port: opts.port }, `${opts.name} listening`);
+  let stopping = false;
+  const shutdown = async (signal: string): Promise<void> => {
+    if (stopping) return;
+    stopping = true;
+    opts.logger.info({ signal }, 'shutting down');
+    opts.serviceApp.setDraining();
+    const hardExit = setTimeout(() => {
+      opts.logger.error('grace period over, exiting');
+      process.exit(1);
+    }, opts.graceSeconds * 1000);
+    hardExit.unref();
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeIdleConnections();
+    });
+    for (const c of opts.closers) {
+      try {
+        await c.close();
+      } catch (e) {
+        opts.logger.warn({ err: e, closer: c.name }, 'error while closing');
+      }
+    }
+    opts.logger.info('stopped');
+    process.exit(0);
+  };
+  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  process.once('SIGINT', () => void shutdown('SIGINT'));
+  return server;
+}

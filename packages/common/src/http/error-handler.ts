@@ -1,0 +1,50 @@
+import type { NextFunction, Request, Response } from 'express';
+import type { Logger } from '../logger';
+import { AppError, errorBody, errors } from '../errors';
+
+interface BodyParserError {
+  type?: string;
+  status?: number;
+}
+
+/** Maps anything thrown to the contract's error body. Unknown errors are logged and opaque. */
+export function toAppError(err: unknown): AppError | undefined {
+  if (err instanceof AppError) return err;
+  const bp = err as BodyParserError | undefined;
+  switch (bp?.type) {
+    case 'entity.parse.failed':
+      return errors.malformedJson();
+    case 'entity.too.large':
+      return errors.payloadTooLarge('Request body too large');
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return errors.unsupportedMediaType();
+    case 'request.aborted':
+      return errors.badRequest('REQUEST_ABORTED', 'Request aborted');
+    default:
+      return undefined;
+  }
+}
+
+export function errorHandler(logger: Logger) {
+  return (err: unknown, req: Request, res: Response, _next: NextFunction): void => {
+    const requestId = req.id ?? 'unknown';
+    const known = toAppError(err);
+    if (res.headersSent) {
+      logger.error({ err, requestId }, 'error after headers were sent');
+      res.destroy();
+      return;
+    }
+    if (known) {
+      if (known.headers) for (const [k, v] of Object.entries(known.headers)) res.setHeader(k, v);
+      res.status(known.status).json(errorBody(known.code, known.message, requestId, known.details));
+      return;
+    }
+    logger.error({ err, requestId }, 'unhandled error');
+    res.status(500).json(errorBody('INTERNAL', 'Internal server error', requestId));
+  };
+}
+
+export function notFoundHandler(_req: Request, _res: Response, next: NextFunction): void {
+  next(errors.routeNotFound());
+}

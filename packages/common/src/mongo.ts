@@ -1,0 +1,22 @@
+import { MongoClient, type Db } from 'mongodb';
+
+/** One client per process. FerretDB and MongoDB both speak this; no transactions are used. */
+export async function connectMongo(url: string, appName: string): Promise<MongoClient> {
+  const client = new MongoClient(url, {
+    appName,
+    maxPoolSize: 50,
+    serverSelectionTimeoutMS: 5000,
+    connectTimeoutMS: 5000,
+    retryWrites: true,
+  });
+  await client.connect();
+  return client;
+}
+
+export function mongoReadiness(db: Db) {
+  return { name: 'mongo', check: async () => void (await db.command({ ping: 1 })) };
+}
+
+export function isDuplicateKeyError(e: unknown): boolean {
+  return (e as { code?: number } | null)?.code === 11000;
+}
