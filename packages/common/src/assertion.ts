@@ -15,8 +15,16 @@ const LIFETIME_SECONDS = 60;
 
 export type ServiceName = 'auth' | 'data' | 'storage' | 'mail' | 'janitor';
 
+/** Project settings the services act on, resolved by the gateway with defaults applied. */
+export interface ProjectSettingsClaim {
+  publicSignups: boolean;
+  requireEmailVerification: boolean;
+  limits: { storageBytes: number; documents: number; mailMonthly: number };
+}
+
 export interface GatewayAssertion {
   requestId: string;
+  settings?: ProjectSettingsClaim;
   projectId?: ProjectId;
   keyType?: KeyType;
   /** The caller presented a valid PLATFORM_ADMIN_TOKEN. */
@@ -35,6 +43,7 @@ export async function signAssertion(
   const payload: Record<string, unknown> = { rid: claims.requestId, adm: claims.admin };
   if (claims.projectId) payload.pid = claims.projectId;
   if (claims.keyType) payload.kt = claims.keyType;
+  if (claims.settings) payload.set = claims.settings;
   return new SignJWT(payload)
     .setProtectedHeader({ alg: ALG, typ: 'baas-assertion+jwt' })
     .setIssuer(ISSUER)
@@ -58,7 +67,7 @@ export async function verifyAssertion(
     clockTolerance: 5,
     maxTokenAge: `${LIFETIME_SECONDS + 5}s`,
   });
-  const { pid, kt, rid, adm } = payload as Record<string, unknown>;
+  const { pid, kt, rid, adm, set } = payload as Record<string, unknown>;
   if (typeof rid !== 'string') throw new Error('assertion without request id');
   const out: GatewayAssertion = { requestId: rid, admin: adm === true };
   if (pid !== undefined) {
@@ -69,6 +78,7 @@ export async function verifyAssertion(
     if (kt !== 'publishable' && kt !== 'secret') throw new Error('assertion with unknown key type');
     out.keyType = kt;
   }
+  if (set !== undefined) out.settings = set as ProjectSettingsClaim;
   return out;
 }
 
@@ -95,10 +105,23 @@ export function requireGatewayAssertion(key: Uint8Array, audience: ServiceName) 
 }
 
 /** The tenant of a request, or 401 when the gateway did not resolve a project key. */
-export function tenantContext(req: Request): RequestContext {
+export function tenantContext(req: Request): RequestContext & { settings: ProjectSettingsClaim } {
   const a = req.assertion;
-  if (!a?.projectId || !a.keyType) throw errors.missingApiKey();
-  return { projectId: a.projectId, keyType: a.keyType, requestId: a.requestId };
+  if (!a?.projectId || !a.keyType || !a.settings) throw errors.missingApiKey();
+  return { projectId: a.projectId, keyType: a.keyType, requestId: a.requestId, settings: a.settings };
+}
+
+/**
+ * For admin routes under /api/admin/projects/:projectId: the gateway has checked the admin token
+ * and that the project exists; the path's id must be the one it asserted.
+ */
+export function adminProjectContext(req: Request, pathProjectId: string | undefined): RequestContext & { settings?: ProjectSettingsClaim } {
+  const a = req.assertion;
+  if (!a?.admin) throw errors.adminTokenRequired();
+  if (!a.projectId || a.projectId !== pathProjectId) throw errors.notFound('PROJECT_NOT_FOUND', 'Project not found');
+  const ctx: RequestContext & { settings?: ProjectSettingsClaim } = { projectId: a.projectId, keyType: 'secret', requestId: a.requestId };
+  if (a.settings) ctx.settings = a.settings;
+  return ctx;
 }
 
 export function requireAdmin(req: Request): void {

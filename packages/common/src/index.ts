@@ -15,3 +15,5 @@ export * from './events/envelope';
 export * from './events/bus';
 export * from './events/outbox';
 export * from './events/idempotency';
+export * from './validation';
+export * from './user-tokens';

@@ -16,6 +16,8 @@ export interface ServiceAppOptions {
   logger: Logger;
   readiness: ReadinessCheck[];
   metrics?: Metrics;
+  /** Serve /metrics on this app (false: the caller serves it on a separate port). */
+  metricsRoute?: boolean;
 }
 
 export interface ServiceApp {
@@ -28,6 +30,23 @@ export interface ServiceApp {
 }
 
 const CHECK_TIMEOUT_MS = 2000;
+
+function metricsHandler(metrics: Metrics) {
+  return async (_req: express.Request, res: express.Response): Promise<void> => {
+    res.setHeader('Content-Type', metrics.registry.contentType);
+    res.send(await metrics.registry.metrics());
+  };
+}
+
+/** A separate listener for /metrics, for processes whose main port faces clients. */
+export async function startMetricsServer(metrics: Metrics, port: number, host = '0.0.0.0'): Promise<http.Server> {
+  const app = express();
+  app.disable('x-powered-by');
+  app.get('/metrics', metricsHandler(metrics));
+  const server = http.createServer(app);
+  await new Promise<void>((resolve) => server.listen(port, host, resolve));
+  return server;
+}
 
 function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
   return new Promise((resolve, reject) => {
@@ -78,10 +97,7 @@ export function createServiceApp(opts: ServiceAppOptions): ServiceApp {
     const ok = results.every((r) => r.ok);
     res.status(ok ? 200 : 503).json({ status: ok ? 'ok' : 'unavailable', checks: results });
   });
-  app.get('/metrics', async (_req, res) => {
-    res.setHeader('Content-Type', metrics.registry.contentType);
-    res.send(await metrics.registry.metrics());
-  });
+  if (opts.metricsRoute !== false) app.get('/metrics', metricsHandler(metrics));
   app.use(
     pinoHttp({
       logger: opts.logger,

@@ -1,0 +1,69 @@
+import { createRemoteJWKSet, jwtVerify, type JWTVerifyGetKey } from 'jose';
+import type { Request } from 'express';
+import { errors } from './errors';
+import type { ProjectId } from './tenancy';
+
+/**
+ * End-user access tokens (issued by the auth service, verified by every service without calling
+ * auth per request). The conventions below are the contract between issuer and verifiers:
+ * EdDSA (Ed25519) with a `kid` from the auth service's JWKS, header typ `at+jwt`,
+ * iss `baas-auth`, aud `project:<projectId>`, sub = user id, sid = refresh family, jti, iat, exp.
+ */
+export const ACCESS_TOKEN_ISSUER = 'baas-auth';
+export const ACCESS_TOKEN_TYP = 'at+jwt';
+export const ACCESS_TOKEN_ALG = 'EdDSA';
+export const JWKS_PATH = '/.well-known/jwks.json';
+
+export function accessTokenAudience(projectId: ProjectId | string): string {
+  return `project:${projectId}`;
+}
+
+export interface UserPrincipal {
+  userId: string;
+  sessionId: string;
+  emailVerified: boolean;
+}
+
+export interface AccessTokenVerifier {
+  verify(token: string, projectId: ProjectId): Promise<UserPrincipal>;
+}
+
+export function createAccessTokenVerifier(keys: JWTVerifyGetKey, maxLifetimeSeconds = 3600): AccessTokenVerifier {
+  return {
+    async verify(token, projectId) {
+      try {
+        const { payload } = await jwtVerify(token, keys, {
+          algorithms: [ACCESS_TOKEN_ALG],
+          issuer: ACCESS_TOKEN_ISSUER,
+          audience: accessTokenAudience(projectId),
+          typ: ACCESS_TOKEN_TYP,
+          requiredClaims: ['sub', 'sid', 'jti', 'exp', 'iat'],
+          clockTolerance: 30,
+          maxTokenAge: maxLifetimeSeconds + 30,
+        });
+        return {
+          userId: String(payload.sub),
+          sessionId: String(payload.sid),
+          emailVerified: payload.email_verified === true,
+        };
+      } catch {
+        throw errors.unauthorized('INVALID_TOKEN', 'Invalid or expired access token');
+      }
+    },
+  };
+}
+
+/** Verifier fed from the auth service's JWKS (cached by jose, refetched on an unknown kid). */
+export function remoteAccessTokenVerifier(authBaseUrl: string, maxLifetimeSeconds?: number): AccessTokenVerifier {
+  const jwks = createRemoteJWKSet(new URL(JWKS_PATH, authBaseUrl), { cooldownDuration: 5_000, cacheMaxAge: 600_000 });
+  return createAccessTokenVerifier(jwks, maxLifetimeSeconds);
+}
+
+/** The Bearer token of a request, if any (a malformed Authorization header is a 401). */
+export function bearerToken(req: Request): string | undefined {
+  const h = req.header('authorization');
+  if (h === undefined) return undefined;
+  const m = /^Bearer ([A-Za-z0-9._~+/-]+=*)$/.exec(h);
+  if (!m?.[1]) throw errors.unauthorized('INVALID_TOKEN', 'Malformed Authorization header');
+  return m[1];
+}

@@ -1,0 +1,117 @@
+import { ObjectId, type Collection, type Db } from 'mongodb';
+import {
+  HIDE_OUTBOX,
+  pushEvents,
+  trustedProjectId,
+  withEvents,
+  type EventEnvelope,
+  type KeyType,
+  type OutboxFields,
+  type ProjectId,
+} from '@baas/common';
+import type { Project, StoredKey, StoredSettings } from '../domain/projects/project';
+import type { IdGenerator, ProjectRepository } from '../ports';
+
+interface ProjectDoc extends OutboxFields {
+  _id: ObjectId;
+  name: string;
+  settings: StoredSettings;
+  keys?: { publishable: StoredKey; secret: StoredKey };
+  createdAt: Date;
+  updatedAt: Date;
+  deletedAt?: Date;
+}
+
+const LIVE = { deletedAt: { $exists: false } };
+
+function toProject(d: ProjectDoc): Project | null {
+  if (!d.keys || d.deletedAt) return null;
+  return {
+    id: trustedProjectId(d._id.toHexString()),
+    name: d.name,
+    settings: d.settings ?? {},
+    keys: d.keys,
+    createdAt: d.createdAt,
+    updatedAt: d.updatedAt,
+  };
+}
+
+export class MongoProjectRepository implements ProjectRepository {
+  readonly coll: Collection<ProjectDoc>;
+  constructor(db: Db) {
+    this.coll = db.collection<ProjectDoc>('projects');
+  }
+
+  async ensureIndexes(): Promise<void> {
+    await this.coll.createIndex({ 'keys.publishable.hash': 1 }, { unique: true, sparse: true });
+    await this.coll.createIndex({ 'keys.secret.hash': 1 }, { unique: true, sparse: true });
+  }
+
+  async insert(p: Project, events: EventEnvelope[]): Promise<void> {
+    await this.coll.insertOne(
+      withEvents<ProjectDoc>(
+        {
+          _id: new ObjectId(p.id),
+          name: p.name,
+          settings: p.settings,
+          keys: p.keys,
+          createdAt: p.createdAt,
+          updatedAt: p.updatedAt,
+        },
+        events,
+      ),
+    );
+  }
+
+  async findById(id: ProjectId): Promise<Project | null> {
+    const d = await this.coll.findOne({ _id: new ObjectId(id), ...LIVE }, { projection: HIDE_OUTBOX });
+    return d ? toProject(d) : null;
+  }
+
+  async findByKeyHash(hash: string): Promise<{ project: Project; keyType: KeyType } | null> {
+    // Two exact index lookups rather than an $or, so each uses its unique index.
+    for (const keyType of ['secret', 'publishable'] as const) {
+      const d = await this.coll.findOne({ [`keys.${keyType}.hash`]: hash, ...LIVE }, { projection: HIDE_OUTBOX });
+      const project = d ? toProject(d) : null;
+      if (project) return { project, keyType };
+    }
+    return null;
+  }
+
+  async update(
+    id: ProjectId,
+    changes: { name?: string; settings?: StoredSettings },
+    events: EventEnvelope[],
+  ): Promise<Project | null> {
+    const $set: Record<string, unknown> = { updatedAt: new Date() };
+    if (changes.name !== undefined) $set.name = changes.name;
+    if (changes.settings !== undefined) $set.settings = changes.settings;
+    const d = await this.coll.findOneAndUpdate({ _id: new ObjectId(id), ...LIVE }, pushEvents({ $set }, events), {
+      returnDocument: 'after',
+      projection: HIDE_OUTBOX,
+    });
+    return d ? toProject(d) : null;
+  }
+
+  async replaceKey(id: ProjectId, type: KeyType, key: StoredKey, events: EventEnvelope[]): Promise<boolean> {
+    const r = await this.coll.updateOne(
+      { _id: new ObjectId(id), ...LIVE },
+      pushEvents({ $set: { [`keys.${type}`]: key, updatedAt: new Date() } }, events),
+    );
+    return r.matchedCount === 1;
+  }
+
+  /** Keeps a tombstone (no keys) so the deletion event and later lookups are unambiguous. */
+  async markDeleted(id: ProjectId, events: EventEnvelope[]): Promise<boolean> {
+    const now = new Date();
+    const r = await this.coll.updateOne(
+      { _id: new ObjectId(id), ...LIVE },
+      pushEvents({ $set: { deletedAt: now, updatedAt: now }, $unset: { keys: '' } }, events),
+    );
+    return r.matchedCount === 1;
+  }
+}
+
+export const objectIdGenerator: IdGenerator = {
+  projectId: () => trustedProjectId(new ObjectId().toHexString()),
+};

@@ -1,0 +1,13 @@
+import { createEvent, errors, type ProjectId } from '@baas/common';
+import type { ProjectDeps } from './deps';
+
+/**
+ * Deletes a project: its keys stop working at once (hashes removed, gateways invalidated) and
+ * `project.deleted` tells the data, storage and mail services to remove what they hold.
+ */
+export async function deleteProject(deps: ProjectDeps, id: ProjectId, requestId: string): Promise<void> {
+  const event = createEvent('project.deleted', id, {}, { requestId });
+  const deleted = await deps.projects.markDeleted(id, [event]);
+  if (!deleted) throw errors.notFound('PROJECT_NOT_FOUND', 'Project not found');
+  deps.invalidator.projectChanged(id);
+}

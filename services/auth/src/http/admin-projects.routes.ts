@@ -1,0 +1,52 @@
+import { Router } from 'express';
+import { z } from 'zod';
+import { errors, isProjectIdString, jsonBody, parseInput, requireAdmin, trustedProjectId } from '@baas/common';
+import type { ProjectDeps } from '../domain/projects/deps';
+import { projectNameSchema, settingsPatchSchema } from '../domain/projects/project';
+import { createProject } from '../domain/projects/create-project';
+import { getProject } from '../domain/projects/get-project';
+import { updateProject } from '../domain/projects/update-project';
+import { deleteProject } from '../domain/projects/delete-project';
+import { rotateKey } from '../domain/projects/rotate-key';
+
+const createSchema = z.object({ name: projectNameSchema, settings: settingsPatchSchema.optional() }).strict();
+const patchSchema = z.object({ name: projectNameSchema.optional(), settings: settingsPatchSchema.optional() }).strict();
+const rotateSchema = z.object({ type: z.enum(['secret', 'publishable']) }).strict();
+
+function projectIdParam(raw: string | undefined) {
+  if (!isProjectIdString(raw)) throw errors.notFound('PROJECT_NOT_FOUND', 'Project not found');
+  return trustedProjectId(raw);
+}
+
+/** The platform admin API for projects and keys (the gateway has checked the admin token). */
+export function adminProjectRoutes(deps: ProjectDeps): Router {
+  const r = Router();
+  r.use((req, _res, next) => {
+    requireAdmin(req);
+    next();
+  });
+  r.use(jsonBody());
+  r.post('/', async (req, res) => {
+    const input = parseInput(createSchema, req.body);
+    res.status(201).json(await createProject(deps, { ...input, requestId: req.id }));
+  });
+  r.get('/:projectId', async (req, res) => {
+    res.json(await getProject(deps, projectIdParam(req.params.projectId)));
+  });
+  r.patch('/:projectId', async (req, res) => {
+    const id = projectIdParam(req.params.projectId);
+    const input = parseInput(patchSchema, req.body);
+    res.json(await updateProject(deps, { id, ...input, requestId: req.id }));
+  });
+  r.delete('/:projectId', async (req, res) => {
+    const id = projectIdParam(req.params.projectId);
+    await deleteProject(deps, id, req.id);
+    res.json({ success: true, data: { id }, message: 'Project deleted' });
+  });
+  r.post('/:projectId/keys/rotate', async (req, res) => {
+    const id = projectIdParam(req.params.projectId);
+    const { type } = parseInput(rotateSchema, req.body);
+    res.json(await rotateKey(deps, id, type, req.id));
+  });
+  return r;
+}

@@ -1,0 +1,52 @@
+import type { ServiceName } from '@baas/common';
+
+/**
+ * The routing table. `key`: a project API key is required; `admin`: the platform admin token;
+ * `admin-project`: the admin token plus a project id in the path that must exist; `public`: none.
+ */
+export type RouteAuth = 'key' | 'admin' | 'admin-project' | 'public';
+
+export interface RouteMatch {
+  service: ServiceName;
+  auth: RouteAuth;
+  /** The stricter auth limiter applies too. */
+  authLimiter: boolean;
+  projectId?: string;
+}
+
+const ADMIN_PROJECT_SUB = /^\/api\/admin\/projects\/([^/]+)\/(collections|mail|users-schema)(?:\/|$)/;
+
+function under(path: string, prefix: string): boolean {
+  return path === prefix || path.startsWith(`${prefix}/`);
+}
+
+export function matchRoute(path: string): RouteMatch | undefined {
+  const sub = ADMIN_PROJECT_SUB.exec(path);
+  if (sub) {
+    const service: ServiceName = sub[2] === 'collections' ? 'data' : sub[2] === 'mail' ? 'mail' : 'auth';
+    return { service, auth: 'admin-project', authLimiter: false, projectId: sub[1] ?? '' };
+  }
+  if (under(path, '/api/admin/projects')) return { service: 'auth', auth: 'admin', authLimiter: false };
+  if (under(path, '/api/admin/mail')) return { service: 'mail', auth: 'admin', authLimiter: false };
+  if (under(path, '/api/userAuth')) return { service: 'auth', auth: 'key', authLimiter: true };
+  if (under(path, '/api/data')) return { service: 'data', auth: 'key', authLimiter: false };
+  if (under(path, '/api/storage')) return { service: 'storage', auth: 'key', authLimiter: false };
+  if (under(path, '/api/mail')) return { service: 'mail', auth: 'key', authLimiter: false };
+  if (under(path, '/files')) return { service: 'storage', auth: 'public', authLimiter: false };
+  if (path === '/.well-known/jwks.json') return { service: 'auth', auth: 'public', authLimiter: false };
+  return undefined;
+}
+
+/** `/api/data/users` and everything under it, however the segment is spelled or encoded. */
+export function isUsersCollectionPath(path: string): boolean {
+  if (!under(path, '/api/data') ) return false;
+  const first = path.slice('/api/data'.length).split('/').find((s) => s.length > 0);
+  if (first === undefined) return false;
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(first);
+  } catch {
+    return false;
+  }
+  return decoded.trim().toLowerCase() === 'users';
+}

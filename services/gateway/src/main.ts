@@ -1,0 +1,94 @@
+import { startTelemetry } from '@baas/common';
+const telemetry = startTelemetry('gateway');
+
+import { Redis } from 'ioredis';
+import {
+  connectNats,
+  createLogger,
+  createMetrics,
+  INVALIDATION_SUBJECT,
+  redactConfig,
+  runService,
+  startMetricsServer,
+} from '@baas/common';
+import { loadGatewayConfig } from './config';
+import { createApp } from './app';
+import { AuthProjectDirectory } from './adapters/auth-project-directory';
+import { CachedProjectDirectory } from './domain/cached-project-directory';
+import { RedisRateLimiter } from './adapters/redis-rate-limiter';
+
+async function main(): Promise<void> {
+  const config = loadGatewayConfig();
+  const logger = createLogger('gateway', config.LOG_LEVEL);
+  logger.info({ config: redactConfig(config) }, 'starting');
+
+  // Fail fast on Redis: a command that cannot run now goes to the in-process limiter instead.
+  const redis = new Redis(config.REDIS_URL, {
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    connectTimeout: 1000,
+    commandTimeout: 250,
+    retryStrategy: (times) => Math.min(times * 200, 2000),
+  });
+  redis.on('error', (err) => logger.debug({ err }, 'redis error'));
+
+  const directory = new CachedProjectDirectory(
+    new AuthProjectDirectory(config.AUTH_URL, config.INTERNAL_ASSERTION_SECRET),
+    config.KEY_CACHE_TTL_SECONDS * 1000,
+  );
+  const nc = await connectNats(config.NATS_URL, 'baas-gateway', logger);
+  const sub = nc.subscribe(INVALIDATION_SUBJECT, {
+    callback: (err, msg) => {
+      if (err) return;
+      try {
+        const { projectId } = msg.json<{ projectId: string }>();
+        directory.invalidateProject(projectId);
+      } catch {
+        directory.clear();
+      }
+    },
+  });
+  // Invalidations sent while we were disconnected are lost: start from an empty cache.
+  void (async () => {
+    for await (const s of nc.status()) if (s.type === 'reconnect') directory.clear();
+  })();
+
+  const metrics = createMetrics('gateway');
+  const serviceApp = createApp({
+    logger,
+    metrics,
+    readiness: [{ name: 'nats', check: async () => void (await nc.flush()) }],
+    directory,
+    globalLimiter: new RedisRateLimiter(redis, config.RATE_LIMIT_GLOBAL_POINTS, config.RATE_LIMIT_GLOBAL_WINDOW_SECONDS, 'rl:global'),
+    authLimiter: new RedisRateLimiter(redis, config.RATE_LIMIT_AUTH_POINTS, config.RATE_LIMIT_AUTH_WINDOW_SECONDS, 'rl:auth'),
+    limits: {
+      globalWindowSeconds: config.RATE_LIMIT_GLOBAL_WINDOW_SECONDS,
+      authWindowSeconds: config.RATE_LIMIT_AUTH_WINDOW_SECONDS,
+    },
+    trustProxy: config.TRUST_PROXY,
+    adminToken: config.PLATFORM_ADMIN_TOKEN,
+    assertionSecret: config.INTERNAL_ASSERTION_SECRET,
+    upstreams: { auth: config.AUTH_URL, data: config.DATA_URL, storage: config.STORAGE_URL, mail: config.MAIL_URL },
+    upstreamTimeoutMs: config.UPSTREAM_TIMEOUT_SECONDS * 1000,
+  });
+  const metricsServer = await startMetricsServer(metrics, config.GATEWAY_METRICS_PORT);
+
+  await runService({
+    name: 'gateway',
+    port: config.GATEWAY_PORT,
+    logger,
+    serviceApp,
+    graceSeconds: config.SHUTDOWN_GRACE_SECONDS,
+    closers: [
+      { name: 'metrics', close: () => new Promise<void>((r) => metricsServer.close(() => r())) },
+      { name: 'nats', close: async () => { sub.unsubscribe(); await nc.drain(); } },
+      { name: 'redis', close: async () => void (await redis.quit()) },
+      { name: 'telemetry', close: () => telemetry.shutdown() },
+    ],
+  });
+}
+
+main().catch((err: unknown) => {
+  console.error(err instanceof Error ? err.message : err);
+  process.exit(1);
+});

@@ -1,0 +1,66 @@
+import { Socket } from 'node:net';
+
+/**
+ * Integration tests use the real servers. When one is not reachable the test fails with what
+ * to start; it never skips.
+ */
+export const infra = {
+  mongoUrl: process.env.MONGO_URL ?? 'mongodb://127.0.0.1:27017',
+  natsUrl: process.env.NATS_URL ?? 'nats://127.0.0.1:4222',
+  redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+  s3Endpoint: process.env.S3_ENDPOINT ?? 'http://127.0.0.1:7070',
+  s3AccessKeyId: process.env.S3_ACCESS_KEY_ID ?? 'baas',
+  s3SecretAccessKey: process.env.S3_SECRET_ACCESS_KEY ?? 'baas-secret-key',
+  smtpHost: process.env.SMTP_HOST ?? '127.0.0.1',
+  smtpPort: Number(process.env.SMTP_PORT ?? 1025),
+  mailApiUrl: process.env.MAIL_API_URL ?? 'http://127.0.0.1:8025',
+};
+
+type Need = 'mongo' | 'nats' | 'redis' | 's3' | 'smtp';
+
+function hostPort(url: string, defPort: number): [string, number] {
+  const u = new URL(url.replace(/^(mongodb|nats|redis):/, 'http:'));
+  return [u.hostname, Number(u.port || defPort)];
+}
+
+function reachable(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = new Socket();
+    s.setTimeout(1500);
+    s.once('connect', () => {
+      s.destroy();
+      resolve(true);
+    });
+    s.once('timeout', () => {
+      s.destroy();
+      resolve(false);
+    });
+    s.once('error', () => resolve(false));
+    s.connect(port, host);
+  });
+}
+
+export async function requireInfra(...needs: Need[]): Promise<void> {
+  const where: Record<Need, [string, number]> = {
+    mongo: hostPort(infra.mongoUrl, 27017),
+    nats: hostPort(infra.natsUrl, 4222),
+    redis: hostPort(infra.redisUrl, 6379),
+    s3: hostPort(infra.s3Endpoint, 80),
+    smtp: [infra.smtpHost, infra.smtpPort],
+  };
+  const missing: string[] = [];
+  for (const n of needs) {
+    const [h, p] = where[n];
+    if (!(await reachable(h, p))) missing.push(`${n} at ${h}:${p}`);
+  }
+  if (missing.length > 0)
+    throw new Error(
+      `Integration tests need real infrastructure, not reachable: ${missing.join(', ')}. ` +
+        'Start it with `npm run up -- --infra-only` (or `npm run up`), or point MONGO_URL/NATS_URL/REDIS_URL/S3_ENDPOINT/SMTP_HOST at running servers.',
+    );
+}
+
+/** A database name no other test uses. */
+export function uniqueDbName(prefix: string): string {
+  return `${prefix}_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
+}
