@@ -17,3 +17,4 @@ export * from './events/outbox';
 export * from './events/idempotency';
 export * from './validation';
 export * from './user-tokens';
+export * from './janitor';
