@@ -87,6 +87,23 @@ export class OutboxRelay {
     await this.pass();
   }
 
+  /**
+   * Publishes one document's pending events right after the write that recorded them, so the
+   * usual latency is one publish; the periodic pass only catches what a crash left behind.
+   * Failures are left to the periodic pass.
+   */
+  async relayOne(coll: Collection, id: unknown): Promise<void> {
+    try {
+      const doc = await coll.findOne(
+        { _id: id, [OUTBOX_FIELD]: { $exists: true } } as Document,
+        { projection: { _id: 1, [OUTBOX_FIELD]: 1, [PURGE_FIELD]: 1 } },
+      );
+      if (doc) await this.relayDocument(coll, doc);
+    } catch (err) {
+      this.opts.logger.warn({ err }, 'immediate outbox relay failed; the periodic pass will retry');
+    }
+  }
+
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
