@@ -1,0 +1,41 @@
+import { isUsersCollectionPath, matchRoute } from './routes';
+
+describe('matchRoute', () => {
+  it.each([
+    ['/api/userAuth/login', 'auth', 'key', true],
+    ['/api/data/things', 'data', 'key', false],
+    ['/api/data/things/64b7f0c2a1b2c3d4e5f60718', 'data', 'key', false],
+    ['/api/storage/upload', 'storage', 'key', false],
+    ['/api/mail/send', 'mail', 'key', false],
+    ['/api/admin/projects', 'auth', 'admin', false],
+    ['/api/admin/projects/64b7f0c2a1b2c3d4e5f60718/keys/rotate', 'auth', 'admin', false],
+    ['/api/admin/projects/64b7f0c2a1b2c3d4e5f60718/collections/posts', 'data', 'admin-project', false],
+    ['/api/admin/projects/64b7f0c2a1b2c3d4e5f60718/mail/templates/welcome', 'mail', 'admin-project', false],
+    ['/api/admin/projects/64b7f0c2a1b2c3d4e5f60718/users-schema', 'auth', 'admin-project', false],
+    ['/api/admin/mail/templates/welcome', 'mail', 'admin', false],
+    ['/files/64b7f0c2a1b2c3d4e5f60718/a.png', 'storage', 'public', false],
+    ['/.well-known/jwks.json', 'auth', 'public', false],
+  ])('routes %s to %s with %s auth', (path, service, auth, authLimiter) => {
+    expect(matchRoute(path)).toMatchObject({ service, auth, authLimiter });
+  });
+
+  it('routes nothing else (internal APIs are unreachable from outside)', () => {
+    for (const p of ['/internal/keys/resolve', '/api', '/api/dataX', '/metrics', '/api/userAuthX']) {
+      expect(matchRoute(p)).toBeUndefined();
+    }
+  });
+
+  it('captures the project id of admin sub-resources', () => {
+    expect(matchRoute('/api/admin/projects/abc/collections')?.projectId).toBe('abc');
+  });
+});
+
+describe('isUsersCollectionPath', () => {
+  it.each(['/api/data/users', '/api/data/users/', '/api/data/users/64b7f0c2a1b2c3d4e5f60718', '/api/data/users/aggregate', '/api/data/Users', '/api/data/%75sers', '/api/data//users'])(
+    'blocks %s',
+    (p) => expect(isUsersCollectionPath(p)).toBe(true),
+  );
+  it.each(['/api/data/usersx', '/api/data/things/users', '/api/data', '/api/storage/users'])('lets %s through', (p) =>
+    expect(isUsersCollectionPath(p)).toBe(false),
+  );
+});
