@@ -6,7 +6,6 @@ import {
   connectNats,
   createLogger,
   createMetrics,
-  INVALIDATION_SUBJECT,
   redactConfig,
   runService,
   startMetricsServer,
@@ -16,6 +15,7 @@ import { createApp } from './app';
 import { AuthProjectDirectory } from './adapters/auth-project-directory';
 import { CachedProjectDirectory } from './domain/cached-project-directory';
 import { RedisRateLimiter } from './adapters/redis-rate-limiter';
+import { subscribeInvalidations } from './adapters/nats-invalidation';
 
 async function main(): Promise<void> {
   const config = loadGatewayConfig();
@@ -37,21 +37,7 @@ async function main(): Promise<void> {
     config.KEY_CACHE_TTL_SECONDS * 1000,
   );
   const nc = await connectNats(config.NATS_URL, 'baas-gateway', logger);
-  const sub = nc.subscribe(INVALIDATION_SUBJECT, {
-    callback: (err, msg) => {
-      if (err) return;
-      try {
-        const { projectId } = msg.json<{ projectId: string }>();
-        directory.invalidateProject(projectId);
-      } catch {
-        directory.clear();
-      }
-    },
-  });
-  // Invalidations sent while we were disconnected are lost: start from an empty cache.
-  void (async () => {
-    for await (const s of nc.status()) if (s.type === 'reconnect') directory.clear();
-  })();
+  const sub = subscribeInvalidations(nc, directory);
 
   const metrics = createMetrics('gateway');
   const serviceApp = createApp({

@@ -12,7 +12,10 @@ function traceparent(): string {
   return `00-${randomBytes(16).toString('hex')}-${randomBytes(8).toString('hex')}-01`;
 }
 
-function upstreamError(err: NodeJS.ErrnoException): AppError {
+const timedOut = new WeakSet<Request>();
+
+function upstreamError(err: NodeJS.ErrnoException, req: Request): AppError {
+  if (timedOut.has(req)) return errors.gatewayTimeout();
   switch (err.code) {
     case 'ECONNREFUSED':
     case 'ENOTFOUND':
@@ -42,6 +45,8 @@ export function createServiceProxy(service: ServiceName, target: string, logger:
     proxyTimeout: timeoutMs,
     on: {
       proxyReq: (proxyReq: ClientRequest, req: Request) => {
+        // http-proxy aborts on proxyTimeout and reports a plain socket hang-up: remember why.
+        proxyReq.on('timeout', () => timedOut.add(req));
         for (const h of STRIPPED) proxyReq.removeHeader(h);
         const state = req.gateway;
         if (state?.assertion) proxyReq.setHeader(ASSERTION_HEADER, state.assertion);
@@ -51,7 +56,7 @@ export function createServiceProxy(service: ServiceName, target: string, logger:
         if (!req.header('traceparent')) proxyReq.setHeader('traceparent', traceparent());
       },
       error: (err: Error, req: Request, res: Response | Socket) => {
-        const mapped = upstreamError(err as NodeJS.ErrnoException);
+        const mapped = upstreamError(err as NodeJS.ErrnoException, req);
         logger.warn({ err, service, requestId: req.id, status: mapped.status }, 'upstream error');
         if (!('setHeader' in res)) return void res.destroy();
         if (res.headersSent) return void res.destroy();

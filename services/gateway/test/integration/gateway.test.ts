@@ -1,0 +1,249 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { randomBytes } from 'node:crypto';
+import { MongoClient } from 'mongodb';
+import { Redis } from 'ioredis';
+import type { NatsConnection } from '@nats-io/nats-core';
+import { assertionKey, connectNats, createLogger, verifyAssertion } from '@baas/common';
+import { requireInfra, infra, uniqueDbName } from '../../../../test/support/infra';
+import { createApp as createAuthApp } from '../../../auth/src/app';
+import { MongoProjectRepository, objectIdGenerator } from '../../../auth/src/adapters/mongo-project-repository';
+import { NatsCacheInvalidator } from '../../../auth/src/adapters/nats-cache-invalidator';
+import { createApp } from '../../src/app';
+import { AuthProjectDirectory } from '../../src/adapters/auth-project-directory';
+import { CachedProjectDirectory } from '../../src/domain/cached-project-directory';
+import { RedisRateLimiter } from '../../src/adapters/redis-rate-limiter';
+import { subscribeInvalidations } from '../../src/adapters/nats-invalidation';
+
+/**
+ * The gateway against real Redis, NATS and a real auth service (FerretDB/MongoDB), with an echo
+ * server standing in for a backend service so the forwarded request can be inspected.
+ */
+const logger = createLogger('test', 'silent');
+const secret = randomBytes(32).toString('base64url');
+const adminToken = randomBytes(24).toString('base64url');
+const servers: http.Server[] = [];
+let mongo: MongoClient;
+let nc: NatsConnection;
+let redis: Redis;
+let deadRedis: Redis;
+let gatewayUrl: string;
+let lastEcho: { headers: http.IncomingHttpHeaders; url: string; body: string } | undefined;
+
+async function listen(handler: http.RequestListener): Promise<string> {
+  const s = http.createServer(handler);
+  servers.push(s);
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  return `http://127.0.0.1:${(s.address() as AddressInfo).port}`;
+}
+
+function gatewayWith(opts: { points?: number; redisClient?: Redis; data?: string; prefix?: string }) {
+  const directory = new CachedProjectDirectory(new AuthProjectDirectory(authUrl, secret), 60_000);
+  subscribeInvalidations(nc, directory);
+  const prefix = opts.prefix ?? `rl:${randomBytes(4).toString('hex')}`;
+  const client = opts.redisClient ?? redis;
+  return createApp({
+    logger,
+    readiness: [],
+    directory,
+    globalLimiter: new RedisRateLimiter(client, opts.points ?? 1000, 900, `${prefix}:g`),
+    authLimiter: new RedisRateLimiter(client, 3, 900, `${prefix}:a`),
+    limits: { globalWindowSeconds: 900, authWindowSeconds: 900 },
+    trustProxy: 'loopback',
+    adminToken,
+    assertionSecret: secret,
+    upstreams: { auth: authUrl, data: opts.data ?? echoUrl, storage: 'http://127.0.0.1:1', mail: echoUrl },
+    upstreamTimeoutMs: 500,
+  }).app;
+}
+
+let authUrl: string;
+let echoUrl: string;
+
+beforeAll(async () => {
+  await requireInfra('mongo', 'nats', 'redis');
+  mongo = await MongoClient.connect(infra.mongoUrl);
+  nc = await connectNats(infra.natsUrl, 'gateway-test', logger);
+  redis = new Redis(infra.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 0 });
+  await new Promise((r) => redis.once('ready', r));
+  deadRedis = new Redis('redis://127.0.0.1:1', { enableOfflineQueue: false, maxRetriesPerRequest: 0, lazyConnect: true, retryStrategy: () => null });
+  deadRedis.on('error', () => undefined);
+  const db = mongo.db(uniqueDbName('gw_auth'));
+  const projects = new MongoProjectRepository(db);
+  await projects.ensureIndexes();
+  authUrl = await listen(
+    createAuthApp({
+      logger,
+      assertionSecret: secret,
+      readiness: [],
+      projects: {
+        projects,
+        invalidator: new NatsCacheInvalidator(nc),
+        ids: objectIdGenerator,
+        defaults: { storageBytes: 100, documents: 100, mailMonthly: 100 },
+      },
+    }).app,
+  );
+  echoUrl = await listen((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      lastEcho = { headers: req.headers, url: req.url ?? '', body: Buffer.concat(chunks).toString() };
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify({ ok: true }));
+    });
+  });
+  gatewayUrl = await listen(gatewayWith({}));
+});
+
+afterAll(async () => {
+  for (const s of servers) s.closeAllConnections();
+  await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
+  await nc?.drain();
+  redis?.disconnect();
+  deadRedis?.disconnect();
+  await mongo?.close();
+});
+
+async function call(base: string, method: string, path: string, headers: Record<string, string> = {}, body?: unknown) {
+  const r = await fetch(`${base}${path}`, {
+    method,
+    headers: { 'x-forwarded-for': headers['x-forwarded-for'] ?? '10.0.0.1', ...(body ? { 'content-type': 'application/json' } : {}), ...headers },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const text = await r.text();
+  return { status: r.status, headers: r.headers, body: text ? JSON.parse(text) : undefined };
+}
+
+async function newProject(settings: Record<string, unknown> = {}) {
+  const r = await call(gatewayUrl, 'POST', '/api/admin/projects', { authorization: `Bearer ${adminToken}` }, { name: 'p', settings });
+  expect(r.status).toBe(201);
+  return r.body as { id: string; publishableKey: string; secretKey: string };
+}
+
+describe('gateway (real Redis, NATS, auth service)', () => {
+  it('forwards a keyed request with a verified assertion and strips client-sent internal headers', async () => {
+    const p = await newProject();
+    const r = await call(gatewayUrl, 'POST', '/api/data/things?x=1', { 'x-api-key': p.secretKey, 'x-gateway-assertion': 'forged', 'x-request-id': 'client-id-1' }, { a: 1 });
+    expect(r.status).toBe(200);
+    expect(lastEcho?.url).toBe('/api/data/things?x=1');
+    expect(lastEcho?.body).toBe('{"a":1}');
+    expect(lastEcho?.headers['x-api-key']).toBeUndefined();
+    expect(lastEcho?.headers['x-request-id']).toBe('client-id-1');
+    expect(lastEcho?.headers.traceparent).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
+    const claims = await verifyAssertion(assertionKey(secret), 'data', String(lastEcho?.headers['x-gateway-assertion']));
+    expect(claims).toMatchObject({ projectId: p.id, keyType: 'secret', admin: false, requestId: 'client-id-1' });
+    expect(r.headers.get('x-request-id')).toBe('client-id-1');
+  });
+
+  it('answers 401 in the error body for a missing or unknown key', async () => {
+    const missing = await call(gatewayUrl, 'GET', '/api/data/things');
+    expect(missing.status).toBe(401);
+    expect(missing.body).toMatchObject({ success: false, code: 'MISSING_API_KEY', requestId: expect.any(String) });
+    const unknown = await call(gatewayUrl, 'GET', '/api/data/things', { 'x-api-key': `sk_live_${randomBytes(32).toString('base64url')}` });
+    expect(unknown.status).toBe(401);
+    expect(unknown.body.code).toBe('INVALID_API_KEY');
+  });
+
+  it('refuses a rotated key at once, through the NATS invalidation', async () => {
+    const p = await newProject();
+    expect((await call(gatewayUrl, 'GET', '/api/data/t', { 'x-api-key': p.secretKey })).status).toBe(200);
+    // A second gateway replica that cached the key and did not see the rotation request.
+    const other = await listen(gatewayWith({}));
+    expect((await call(other, 'GET', '/api/data/t', { 'x-api-key': p.secretKey })).status).toBe(200);
+    const rot = await call(gatewayUrl, 'POST', `/api/admin/projects/${p.id}/keys/rotate`, { authorization: `Bearer ${adminToken}` }, { type: 'secret' });
+    expect(rot.status).toBe(200);
+    const started = Date.now();
+    let status = 200;
+    while (status === 200 && Date.now() - started < 1000) {
+      status = (await call(other, 'GET', '/api/data/t', { 'x-api-key': p.secretKey })).status;
+    }
+    expect(status).toBe(401);
+    expect((await call(other, 'GET', '/api/data/t', { 'x-api-key': rot.body.secretKey })).status).toBe(200);
+  });
+
+  it('limits per client IP with Redis and answers 429 with Retry-After past the limit', async () => {
+    const gw = await listen(gatewayWith({ points: 5 }));
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++) statuses.push((await call(gw, 'GET', '/api/data/t', { 'x-forwarded-for': '10.9.9.9' })).status);
+    expect(statuses.slice(0, 5)).toEqual([401, 401, 401, 401, 401]);
+    const last = await call(gw, 'GET', '/api/data/t', { 'x-forwarded-for': '10.9.9.9' });
+    expect(statuses[5]).toBe(429);
+    expect(last.status).toBe(429);
+    expect(last.body.code).toBe('RATE_LIMITED');
+    expect(Number(last.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(last.headers.get('ratelimit-remaining')).toBe('0');
+    // Another client is not affected.
+    expect((await call(gw, 'GET', '/api/data/t', { 'x-forwarded-for': '10.9.9.8' })).status).toBe(401);
+  });
+
+  it('keeps every rate-limit key in Redis with a TTL', async () => {
+    const prefix = `rl:ttl${randomBytes(3).toString('hex')}`;
+    const gw = await listen(gatewayWith({ points: 5, prefix }));
+    await call(gw, 'GET', '/api/data/t', { 'x-forwarded-for': '10.7.7.7' });
+    const keys = await redis.keys(`${prefix}*`);
+    expect(keys.length).toBeGreaterThan(0);
+    for (const k of keys) expect(await redis.ttl(k)).toBeGreaterThan(0);
+  });
+
+  it('applies the stricter auth limit on /api/userAuth only', async () => {
+    const gw = await listen(gatewayWith({ points: 100 }));
+    const ip = { 'x-forwarded-for': '10.8.8.8' };
+    for (let i = 0; i < 3; i++) expect((await call(gw, 'POST', '/api/userAuth/login', ip)).status).toBe(401);
+    expect((await call(gw, 'POST', '/api/userAuth/login', ip)).status).toBe(429);
+    expect((await call(gw, 'GET', '/api/data/t', ip)).status).toBe(401);
+  });
+
+  it('falls back to an in-process limiter when Redis is down instead of failing open or failing every request', async () => {
+    const gw = await listen(gatewayWith({ points: 3, redisClient: deadRedis }));
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++) statuses.push((await call(gw, 'GET', '/api/data/t', { 'x-forwarded-for': '10.6.6.6' })).status);
+    expect(statuses).toEqual([401, 401, 401, 429]);
+  });
+
+  it('ignores X-Forwarded-For from a non-loopback peer only when TRUST_PROXY is false', async () => {
+    const directory = new CachedProjectDirectory(new AuthProjectDirectory(authUrl, secret), 60_000);
+    const app = createApp({
+      logger,
+      readiness: [],
+      directory,
+      globalLimiter: new RedisRateLimiter(redis, 2, 900, `rl:${randomBytes(4).toString('hex')}`),
+      authLimiter: new RedisRateLimiter(redis, 2, 900, `rl:${randomBytes(4).toString('hex')}`),
+      limits: { globalWindowSeconds: 900, authWindowSeconds: 900 },
+      trustProxy: 'false',
+      adminToken,
+      assertionSecret: secret,
+      upstreams: { auth: authUrl, data: echoUrl, storage: echoUrl, mail: echoUrl },
+      upstreamTimeoutMs: 500,
+    }).app;
+    const gw = await listen(app);
+    // Rotating X-Forwarded-For does not reset the limit: the socket address counts.
+    const statuses: number[] = [];
+    for (let i = 0; i < 3; i++) statuses.push((await call(gw, 'GET', '/api/data/t', { 'x-forwarded-for': `10.1.1.${i}` })).status);
+    expect(statuses).toEqual([401, 401, 429]);
+  });
+
+  it('turns an unreachable service into 503 and a slow one into 504, in the error body', async () => {
+    const p = await newProject();
+    const down = await call(gatewayUrl, 'POST', '/api/storage/upload', { 'x-api-key': p.secretKey });
+    expect(down.status).toBe(503);
+    expect(down.body).toMatchObject({ success: false, code: 'SERVICE_UNAVAILABLE' });
+    const slow = await listen(() => undefined);
+    const gw = await listen(gatewayWith({ data: slow }));
+    const timedOut = await call(gw, 'GET', '/api/data/t', { 'x-api-key': p.secretKey });
+    expect(timedOut.status).toBe(504);
+    expect(timedOut.body.code).toBe('GATEWAY_TIMEOUT');
+  });
+
+  it('requires the platform admin token on admin routes and does not forward it', async () => {
+    expect((await call(gatewayUrl, 'POST', '/api/admin/projects', {}, { name: 'x' })).status).toBe(401);
+    expect((await call(gatewayUrl, 'POST', '/api/admin/projects', { authorization: 'Bearer wrong' }, { name: 'x' })).status).toBe(401);
+    const p = await newProject();
+    await call(gatewayUrl, 'GET', `/api/admin/projects/${p.id}/mail/templates`, { authorization: `Bearer ${adminToken}` });
+    expect(lastEcho?.headers.authorization).toBeUndefined();
+    const claims = await verifyAssertion(assertionKey(secret), 'mail', String(lastEcho?.headers['x-gateway-assertion']));
+    expect(claims).toMatchObject({ admin: true, projectId: p.id });
+    const missing = await call(gatewayUrl, 'GET', '/api/admin/projects/64b7f0c2a1b2c3d4e5f60718/mail/templates', { authorization: `Bearer ${adminToken}` });
+    expect(missing.status).toBe(404);
+  });
+});
