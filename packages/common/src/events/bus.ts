@@ -119,11 +119,22 @@ export class JetStreamBus implements EventPublisher {
   async consume(opts: ConsumerOptions): Promise<ConsumerHandle> {
     const maxDeliver = opts.maxDeliver ?? 8;
     const backoffMs = opts.backoffMs ?? [1000, 5000, 15000, 30000, 60000];
+    const subjects = opts.types.map(subjectFor);
+    // filter_subjects needs nats-server 2.10; older servers get one filter or all events,
+    // and events of other types are acknowledged without running the handler.
+    const multiFilter = serverAtLeast(this.nc.info?.version, 2, 10);
+    const filter =
+      subjects.length === 1
+        ? { filter_subject: subjects[0] }
+        : multiFilter
+          ? { filter_subjects: subjects }
+          : { filter_subject: `${EVENTS_SUBJECT_PREFIX}.>` };
+    const wanted = new Set<string>(opts.types);
     const config = {
       durable_name: opts.durable,
       ack_policy: AckPolicy.Explicit,
       deliver_policy: DeliverPolicy.All,
-      filter_subjects: opts.types.map(subjectFor),
+      ...filter,
       max_deliver: maxDeliver,
       ack_wait: nanos(opts.ackWaitMs ?? 30_000),
       max_ack_pending: opts.maxAckPending ?? 256,
@@ -143,6 +154,10 @@ export class JetStreamBus implements EventPublisher {
     const logger = this.logger.child({ consumer: opts.durable });
     const done = (async () => {
       for await (const m of messages) {
+        if (!wanted.has(m.headers?.get('baas-event-type') ?? m.subject.slice(EVENTS_SUBJECT_PREFIX.length + 1))) {
+          m.ack();
+          continue;
+        }
         await this.handleOne(m, opts, maxDeliver, backoffMs, logger);
       }
     })();
@@ -198,6 +213,11 @@ export class JetStreamBus implements EventPublisher {
       })
       .catch((e: unknown) => this.logger.error({ err: e }, 'could not write dead letter'));
   }
+}
+
+function serverAtLeast(version: string | undefined, major: number, minor: number): boolean {
+  const [ma, mi] = (version ?? '0.0').split('.').map((n) => Number.parseInt(n, 10));
+  return (ma ?? 0) > major || ((ma ?? 0) === major && (mi ?? 0) >= minor);
 }
 
 export interface ConsumerOptions {

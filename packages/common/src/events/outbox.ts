@@ -136,12 +136,13 @@ export class OutboxRelay {
   private async relayDocument(coll: Collection, doc: Document): Promise<void> {
     const events = (doc[OUTBOX_FIELD] ?? []) as EventEnvelope[];
     for (const e of events) await this.opts.publisher.publish(e);
-    const ids = events.map((e) => e.id);
     if (doc[PURGE_FIELD] === true) {
       await coll.deleteOne({ _id: doc._id, [PURGE_FIELD]: true });
       return;
     }
-    await coll.updateOne({ _id: doc._id }, { $pull: { [OUTBOX_FIELD]: { id: { $in: ids } } } } as Document);
+    // $pullAll of the exact entries read: events pushed meanwhile stay. (FerretDB ignores a
+    // $pull with a condition, so no `{ id: { $in } }` here.)
+    await coll.updateOne({ _id: doc._id }, { $pullAll: { [OUTBOX_FIELD]: events } } as Document);
     await coll.updateOne({ _id: doc._id, [OUTBOX_FIELD]: { $size: 0 } }, { $unset: { [OUTBOX_FIELD]: '' } });
   }
 }
