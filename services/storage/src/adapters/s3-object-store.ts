@@ -1,0 +1,126 @@
+import { Readable } from 'node:stream';
+import {
+  CreateBucketCommand,
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadBucketCommand,
+  HeadObjectCommand,
+  ListObjectsV2Command,
+  S3Client,
+  S3ServiceException,
+} from '@aws-sdk/client-s3';
+import { Upload } from '@aws-sdk/lib-storage';
+import type { ObjectStore, StoredObject } from '../ports';
+
+export interface S3StoreOptions {
+  endpoint: string;
+  region: string;
+  bucket: string;
+  accessKeyId: string;
+  secretAccessKey: string;
+}
+
+/** S3's minimum part size; with queueSize 1 an upload buffers at most about two parts. */
+const PART_SIZE = 5 * 1024 * 1024;
+
+function isNotFound(e: unknown): boolean {
+  if (!(e instanceof S3ServiceException)) return false;
+  return e.$metadata.httpStatusCode === 404 || e.name === 'NoSuchKey' || e.name === 'NotFound' || e.name === 'NoSuchBucket';
+}
+
+/** Any S3-compatible server (versitygw locally), path-style, one client per process. */
+export class S3ObjectStore implements ObjectStore {
+  readonly provider = 's3';
+  readonly client: S3Client;
+
+  constructor(private readonly opts: S3StoreOptions) {
+    this.client = new S3Client({
+      endpoint: opts.endpoint,
+      region: opts.region,
+      forcePathStyle: true,
+      credentials: { accessKeyId: opts.accessKeyId, secretAccessKey: opts.secretAccessKey },
+      // Streams of unknown length: only send checksums the API insists on.
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+      responseChecksumValidation: 'WHEN_REQUIRED',
+    });
+  }
+
+  /** Creates the bucket when missing; safe to run from every replica at every start. */
+  async ensureBucket(): Promise<void> {
+    try {
+      await this.client.send(new HeadBucketCommand({ Bucket: this.opts.bucket }));
+      return;
+    } catch (e) {
+      if (!isNotFound(e)) throw e;
+    }
+    try {
+      await this.client.send(new CreateBucketCommand({ Bucket: this.opts.bucket }));
+    } catch (e) {
+      const name = (e as { name?: string }).name;
+      if (name !== 'BucketAlreadyOwnedByYou' && name !== 'BucketAlreadyExists') throw e;
+    }
+  }
+
+  async ping(): Promise<void> {
+    await this.client.send(new HeadBucketCommand({ Bucket: this.opts.bucket }));
+  }
+
+  async put(key: string, body: Readable, contentType: string): Promise<void> {
+    const upload = new Upload({
+      client: this.client,
+      params: { Bucket: this.opts.bucket, Key: key, Body: body, ContentType: contentType },
+      partSize: PART_SIZE,
+      queueSize: 1,
+      leavePartsOnError: false,
+    });
+    try {
+      await upload.done();
+    } catch (e) {
+      await upload.abort().catch(() => undefined);
+      throw e;
+    }
+  }
+
+  async get(key: string): Promise<Readable | null> {
+    try {
+      const r = await this.client.send(new GetObjectCommand({ Bucket: this.opts.bucket, Key: key }));
+      return r.Body instanceof Readable ? r.Body : null;
+    } catch (e) {
+      if (isNotFound(e)) return null;
+      throw e;
+    }
+  }
+
+  async exists(key: string): Promise<boolean> {
+    try {
+      await this.client.send(new HeadObjectCommand({ Bucket: this.opts.bucket, Key: key }));
+      return true;
+    } catch (e) {
+      if (isNotFound(e)) return false;
+      throw e;
+    }
+  }
+
+  async delete(key: string): Promise<void> {
+    try {
+      await this.client.send(new DeleteObjectCommand({ Bucket: this.opts.bucket, Key: key }));
+    } catch (e) {
+      if (!isNotFound(e)) throw e;
+    }
+  }
+
+  async list(opts: { prefix?: string; startAfter?: string; limit: number }): Promise<{ items: StoredObject[]; done: boolean }> {
+    const r = await this.client.send(
+      new ListObjectsV2Command({
+        Bucket: this.opts.bucket,
+        MaxKeys: opts.limit,
+        ...(opts.prefix ? { Prefix: opts.prefix } : {}),
+        ...(opts.startAfter ? { StartAfter: opts.startAfter } : {}),
+      }),
+    );
+    const items = (r.Contents ?? [])
+      .filter((o): o is { Key: string; LastModified?: Date } => typeof o.Key === 'string')
+      .map((o) => ({ key: o.Key, lastModified: o.LastModified ?? new Date(0) }));
+    return { items, done: !r.IsTruncated };
+  }
+}

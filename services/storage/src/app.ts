@@ -1,0 +1,29 @@
+import {
+  assertionKey,
+  createServiceApp,
+  requireGatewayAssertion,
+  type Logger,
+  type ReadinessCheck,
+  type ServiceApp,
+} from '@baas/common';
+import type { FileDeps } from './domain/files/deps';
+import { storageRoutes } from './http/storage.routes';
+import { publicFileRoutes } from './http/public-files.routes';
+
+export interface StorageAppDeps {
+  logger: Logger;
+  assertionSecret: string;
+  readiness: ReadinessCheck[];
+  files: FileDeps;
+}
+
+/** The storage service's HTTP app; what tests build with real adapters. */
+export function createApp(deps: StorageAppDeps): ServiceApp {
+  const svc = createServiceApp({ service: 'storage', logger: deps.logger, readiness: deps.readiness });
+  const { app } = svc;
+  app.use(requireGatewayAssertion(assertionKey(deps.assertionSecret), 'storage'));
+  app.use('/api/storage', storageRoutes(deps.files));
+  app.use('/files', publicFileRoutes(deps.files, deps.logger));
+  svc.finish();
+  return svc;
+}

@@ -1,0 +1,33 @@
+import path from 'node:path';
+import { z } from 'zod';
+import { env, loadConfig, serviceEnvShape } from '@baas/common';
+
+export const storageConfigSchema = z
+  .object({
+    ...serviceEnvShape,
+    PORT: env.port(8083),
+    MONGO_DB: env.string('baas_storage'),
+    /** `local` is the embedded single-machine default; `npm run up` passes `s3`. */
+    STORAGE_DRIVER: z.enum(['s3', 'local']).default('local'),
+    STORAGE_LOCAL_DIR: env.string(path.resolve('data', 'files')),
+    S3_ENDPOINT: env.url('http://127.0.0.1:7070'),
+    S3_REGION: env.string('us-east-1'),
+    S3_BUCKET: env.string('baas-files'),
+    // No default credentials in code: required only with the s3 driver (checked below).
+    S3_ACCESS_KEY_ID: z.string().min(1).optional(),
+    S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+    PUBLIC_FILES_BASE_URL: env.url('http://127.0.0.1:8080/files').transform((u) => u.replace(/\/+$/, '')),
+    MAX_FILE_BYTES: env.positiveInt(10485760),
+    DEFAULT_STORAGE_QUOTA_BYTES: env.int(104857600),
+  })
+  .superRefine((c, ctx) => {
+    if (c.STORAGE_DRIVER !== 's3') return;
+    for (const k of ['S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY'] as const) {
+      if (!c[k]) ctx.addIssue({ code: 'custom', path: [k], message: 'required when STORAGE_DRIVER=s3' });
+    }
+  });
+
+export type StorageConfig = Readonly<z.infer<typeof storageConfigSchema>>;
+
+export const loadStorageConfig = (e: Record<string, string | undefined> = process.env): StorageConfig =>
+  loadConfig(storageConfigSchema, e);

@@ -1,0 +1,89 @@
+import { pipeline } from 'node:stream/promises';
+import type { Readable } from 'node:stream';
+import { createEvent, isAppError, type ProjectId } from '@baas/common';
+import type { FileDeps } from './deps';
+import { generateFileName, sanitizeExtension, sanitizeOriginalName } from './file-path';
+import { decideContentType } from './content-type';
+import { UploadMeter } from './upload-meter';
+
+export interface UploadContext {
+  projectId: ProjectId;
+  requestId: string;
+  /** settings.limits.storageBytes from the gateway, when present. */
+  quotaBytes?: number;
+}
+
+export interface UploadInput {
+  body: Readable;
+  filename?: string;
+  mimeType?: string;
+}
+
+export interface UploadResult {
+  message: string;
+  url: string;
+  path: string;
+  provider: string;
+}
+
+/**
+ * Stores one uploaded file. The metadata is written `pending` before a byte reaches the store
+ * and completed (with `file.uploaded`) after, so an object never exists without a record except
+ * after a crash, which the orphan sweep repairs. Any failure removes the object, the record and
+ * the reservation before the error goes back to the client.
+ */
+export async function uploadFile(deps: FileDeps, ctx: UploadContext, input: UploadInput): Promise<UploadResult> {
+  const name = generateFileName(input.filename);
+  const path = `${ctx.projectId}/${name}`;
+  const contentType = decideContentType(input.mimeType, sanitizeExtension(name));
+  await deps.files.insertPending({
+    path,
+    projectId: ctx.projectId,
+    status: 'pending',
+    contentType,
+    originalName: sanitizeOriginalName(input.filename),
+    size: 0,
+    reserved: 0,
+    createdAt: new Date(),
+  });
+  const meter = new UploadMeter({
+    projectId: ctx.projectId,
+    maxBytes: deps.limits.maxFileBytes,
+    quotaBytes: ctx.quotaBytes ?? deps.limits.defaultQuotaBytes,
+    quota: deps.quota,
+    onReserved: (bytes) => deps.files.addReserved(ctx.projectId, path, bytes),
+  });
+  try {
+    // The store reads from the meter. Both sides must have settled before any cleanup, or a
+    // late write could land after the delete; a store failure also stops the incoming side.
+    const [piped, stored] = await Promise.allSettled([
+      pipeline(input.body, meter),
+      deps.store.put(path, meter, contentType).catch((e: unknown) => {
+        meter.destroy(e as Error);
+        throw e;
+      }),
+    ]);
+    if (piped.status === 'rejected' && isAppError(piped.reason)) throw piped.reason;
+    if (stored.status === 'rejected') throw stored.reason;
+    if (piped.status === 'rejected') throw piped.reason;
+    const event = createEvent('file.uploaded', ctx.projectId, { path, size: meter.bytes, contentType }, { requestId: ctx.requestId });
+    if (!(await deps.files.complete(ctx.projectId, path, meter.bytes, [event]))) {
+      // The project was deleted while we streamed: what we wrote must go too.
+      throw new Error('file record vanished during upload');
+    }
+  } catch (e) {
+    input.body.destroy();
+    meter.destroy();
+    await deps.store.delete(path).catch(() => undefined);
+    await deps.files.remove(ctx.projectId, path).catch(() => undefined);
+    if (meter.reserved > 0) await deps.quota.release(ctx.projectId, meter.reserved).catch(() => undefined);
+    throw e;
+  }
+  if (meter.reserved > meter.bytes) await deps.quota.release(ctx.projectId, meter.reserved - meter.bytes);
+  return {
+    message: 'File uploaded successfully',
+    url: `${deps.publicBaseUrl}/${path}`,
+    path,
+    provider: deps.store.provider,
+  };
+}

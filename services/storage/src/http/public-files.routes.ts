@@ -1,0 +1,34 @@
+import { pipeline } from 'node:stream/promises';
+import { Router } from 'express';
+import { errors, type Logger } from '@baas/common';
+import type { FileDeps } from '../domain/files/deps';
+import { readPublicFile } from '../domain/files/read-file';
+
+/**
+ * GET /files/:projectId/:name: the public URL of every uploaded file. The gateway forwards it
+ * without a key (the assertion carries no project), so no tenant context is read here: the path
+ * itself names the file.
+ */
+export function publicFileRoutes(deps: FileDeps, logger: Logger): Router {
+  const r = Router();
+  r.get('/:projectId/:name', async (req, res) => {
+    const file = await readPublicFile(deps, req.params.projectId, req.params.name);
+    const stream = req.method === 'HEAD' ? null : await file.open();
+    if (req.method !== 'HEAD' && !stream) throw errors.notFound('FILE_NOT_FOUND', 'File not found');
+    res.set(file.headers);
+    res.setHeader('Content-Length', String(file.size));
+    res.setHeader('Cache-Control', 'public, max-age=60');
+    if (!stream) {
+      res.end();
+      return;
+    }
+    await pipeline(stream, res).catch((err: unknown) => {
+      logger.warn({ err, path: `${req.params.projectId}/${req.params.name}` }, 'file stream interrupted');
+      res.destroy();
+    });
+  });
+  r.use(() => {
+    throw errors.notFound('FILE_NOT_FOUND', 'File not found');
+  });
+  return r;
+}

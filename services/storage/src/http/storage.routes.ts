@@ -1,0 +1,35 @@
+import { Router } from 'express';
+import { z } from 'zod';
+import { jsonBody, parseInput, tenantContext } from '@baas/common';
+import type { FileDeps } from '../domain/files/deps';
+import { uploadFile } from '../domain/files/upload-file';
+import { deleteFile } from '../domain/files/delete-file';
+import { discardRest, MULTIPART_OVERHEAD_BYTES, receiveUpload } from './multipart-upload';
+
+const deleteSchema = z.object({ path: z.string().min(1).max(1024) });
+
+/** POST /api/storage/upload and DELETE /api/storage/file (pk_live_ or sk_live_). */
+export function storageRoutes(deps: FileDeps): Router {
+  const r = Router();
+  r.post('/upload', async (req, res) => {
+    const ctx = tenantContext(req);
+    try {
+      const result = await receiveUpload(req, {
+        maxFileBytes: deps.limits.maxFileBytes,
+        upload: (input) =>
+          uploadFile(deps, { projectId: ctx.projectId, requestId: ctx.requestId, quotaBytes: ctx.settings.limits?.storageBytes }, input),
+      });
+      res.status(201).json(result);
+    } catch (e) {
+      discardRest(req, res, 2 * deps.limits.maxFileBytes + MULTIPART_OVERHEAD_BYTES);
+      throw e;
+    }
+  });
+  r.delete('/file', jsonBody('16kb'), async (req, res) => {
+    const ctx = tenantContext(req);
+    const { path } = parseInput(deleteSchema, req.body);
+    await deleteFile(deps, ctx, path);
+    res.json({ success: true, data: {}, message: 'File deleted successfully' });
+  });
+  return r;
+}

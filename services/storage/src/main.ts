@@ -1,0 +1,87 @@
+import { startTelemetry } from '@baas/common';
+const telemetry = startTelemetry('storage');
+
+import {
+  connectMongo,
+  connectNats,
+  createLogger,
+  JANITOR_SUBJECTS,
+  JetStreamBus,
+  MongoProcessedEvents,
+  mongoReadiness,
+  OutboxRelay,
+  redactConfig,
+  runService,
+} from '@baas/common';
+import type { Collection } from 'mongodb';
+import { loadStorageConfig } from './config';
+import { createApp } from './app';
+import { MongoFileRepository } from './adapters/mongo-file-repository';
+import { MongoQuotaLedger, MongoSweepCursor } from './adapters/mongo-quota-ledger';
+import { createObjectStore } from './adapters/object-store-factory';
+import { answerJanitor } from './adapters/nats-janitor-responder';
+import { consumeProjectDeleted } from './consumers';
+import { sweepOrphans } from './domain/files/sweep-orphans';
+import type { FileDeps } from './domain/files/deps';
+
+async function main(): Promise<void> {
+  const config = loadStorageConfig();
+  const logger = createLogger('storage', config.LOG_LEVEL);
+  logger.info({ config: redactConfig(config) }, 'starting');
+
+  const mongo = await connectMongo(config.MONGO_URL, 'baas-storage');
+  const db = mongo.db(config.MONGO_DB);
+  const nc = await connectNats(config.NATS_URL, 'baas-storage', logger);
+  const bus = await JetStreamBus.create(nc, logger);
+  const store = await createObjectStore(config);
+
+  let relay: OutboxRelay | undefined;
+  const files = new MongoFileRepository(db, (coll, id) => void relay?.relayOne(coll, id));
+  await files.ensureIndexes();
+  relay = new OutboxRelay({ collections: () => [files.coll as unknown as Collection], publisher: bus, logger });
+  relay.start();
+
+  const deps: FileDeps = {
+    files,
+    quota: new MongoQuotaLedger(db),
+    store,
+    limits: { maxFileBytes: config.MAX_FILE_BYTES, defaultQuotaBytes: config.DEFAULT_STORAGE_QUOTA_BYTES },
+    publicBaseUrl: config.PUBLIC_FILES_BASE_URL,
+  };
+  const consumer = await consumeProjectDeleted(bus, new MongoProcessedEvents(db), deps);
+  const janitor = answerJanitor(nc, JANITOR_SUBJECTS.sweepOrphans, logger, (cmd) =>
+    sweepOrphans({ ...deps, cursor: new MongoSweepCursor(db) }, cmd),
+  );
+
+  const serviceApp = createApp({
+    logger,
+    assertionSecret: config.INTERNAL_ASSERTION_SECRET,
+    readiness: [
+      mongoReadiness(db),
+      { name: 'nats', check: async () => void (await nc.flush()) },
+      { name: `store-${store.provider}`, check: () => store.ping() },
+    ],
+    files: deps,
+  });
+
+  await runService({
+    name: 'storage',
+    port: config.PORT,
+    logger,
+    serviceApp,
+    graceSeconds: config.SHUTDOWN_GRACE_SECONDS,
+    closers: [
+      { name: 'janitor', close: async () => janitor.unsubscribe() },
+      { name: 'consumer', close: () => consumer.stop() },
+      { name: 'outbox', close: () => relay.stop() },
+      { name: 'nats', close: () => nc.drain() },
+      { name: 'mongo', close: () => mongo.close() },
+      { name: 'telemetry', close: () => telemetry.shutdown() },
+    ],
+  });
+}
+
+main().catch((err: unknown) => {
+  console.error(err instanceof Error ? err.message : err);
+  process.exit(1);
+});
