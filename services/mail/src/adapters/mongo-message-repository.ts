@@ -1,0 +1,93 @@
+import { ObjectId, type Collection, type Db } from 'mongodb';
+import { OUTBOX_FIELD, PURGE_FIELD, pushEvents, type EventEnvelope, type OutboxFields, type ProjectId } from '@baas/common';
+import type { IdGenerator, MessageRecord, MessageRepository, MessageStatus } from '../ports';
+
+interface MessageDoc extends OutboxFields {
+  _id: ObjectId;
+  projectId: string;
+  to: string;
+  templateKey?: string;
+  system: boolean;
+  provider: string;
+  status: MessageStatus;
+  attempts?: number;
+  error?: string;
+  causedBy?: string;
+  createdAt: Date;
+  finishedAt?: Date;
+}
+
+/**
+ * Message records (metadata only: the body is not kept). The final status and its event are
+ * one update; `afterEvents` lets the process publish them at once instead of at the next pass.
+ */
+export class MongoMessageRepository implements MessageRepository {
+  readonly coll: Collection<MessageDoc>;
+  constructor(
+    db: Db,
+    private readonly afterEvents: (id: ObjectId) => void = () => undefined,
+  ) {
+    this.coll = db.collection<MessageDoc>('messages');
+  }
+
+  async ensureIndexes(): Promise<void> {
+    await this.coll.createIndex({ projectId: 1, createdAt: -1 });
+  }
+
+  async create(projectId: ProjectId, r: MessageRecord): Promise<void> {
+    const doc: MessageDoc = {
+      _id: new ObjectId(r.id),
+      projectId,
+      to: r.to,
+      system: r.system,
+      provider: r.provider,
+      status: r.status,
+      createdAt: r.createdAt,
+    };
+    if (r.templateKey !== undefined) doc.templateKey = r.templateKey;
+    if (r.causedBy !== undefined) doc.causedBy = r.causedBy;
+    await this.coll.insertOne(doc);
+  }
+
+  private async finish(projectId: ProjectId, id: string, $set: Partial<MessageDoc>, events: EventEnvelope[]): Promise<void> {
+    const _id = new ObjectId(id);
+    await this.coll.updateOne({ _id, projectId }, pushEvents({ $set: { ...$set, finishedAt: new Date() } }, events));
+    this.afterEvents(_id);
+  }
+
+  markSent(projectId: ProjectId, id: string, attempts: number, events: EventEnvelope[]): Promise<void> {
+    return this.finish(projectId, id, { status: 'sent', attempts }, events);
+  }
+
+  markFailed(projectId: ProjectId, id: string, attempts: number, reason: string, events: EventEnvelope[]): Promise<void> {
+    return this.finish(projectId, id, { status: 'failed', attempts, error: reason }, events);
+  }
+
+  async findById(projectId: ProjectId, id: string) {
+    if (!ObjectId.isValid(id)) return null;
+    const d = await this.coll.findOne({ _id: new ObjectId(id), projectId });
+    if (!d) return null;
+    return {
+      id: d._id.toHexString(),
+      to: d.to,
+      system: d.system,
+      provider: d.provider,
+      status: d.status,
+      createdAt: d.createdAt,
+      ...(d.templateKey !== undefined ? { templateKey: d.templateKey } : {}),
+      ...(d.causedBy !== undefined ? { causedBy: d.causedBy } : {}),
+      ...(d.attempts !== undefined ? { attempts: d.attempts } : {}),
+      ...(d.error !== undefined ? { error: d.error } : {}),
+    };
+  }
+
+  /** Records whose events are still pending are left to the relay, which deletes them after. */
+  async deleteAllOfProject(projectId: ProjectId): Promise<void> {
+    await this.coll.updateMany({ projectId, [OUTBOX_FIELD]: { $exists: true } }, { $set: { [PURGE_FIELD]: true } });
+    await this.coll.deleteMany({ projectId, [OUTBOX_FIELD]: { $exists: false } });
+  }
+}
+
+export const objectIdGenerator: IdGenerator = {
+  messageId: () => new ObjectId().toHexString(),
+};

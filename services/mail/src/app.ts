@@ -1,0 +1,30 @@
+import {
+  assertionKey,
+  createServiceApp,
+  requireGatewayAssertion,
+  type Logger,
+  type ReadinessCheck,
+  type ServiceApp,
+} from '@baas/common';
+import type { MailDeps } from './domain/deps';
+import { sendRoutes } from './http/send.routes';
+import { adminGlobalMailRoutes, adminProjectMailRoutes } from './http/admin-templates.routes';
+
+export interface MailAppDeps {
+  logger: Logger;
+  assertionSecret: string;
+  readiness: ReadinessCheck[];
+  mail: MailDeps;
+}
+
+/** The mail service's HTTP app; what tests build with real adapters. */
+export function createApp(deps: MailAppDeps): ServiceApp {
+  const svc = createServiceApp({ service: 'mail', logger: deps.logger, readiness: deps.readiness });
+  const { app } = svc;
+  app.use(requireGatewayAssertion(assertionKey(deps.assertionSecret), 'mail'));
+  app.use('/api/mail', sendRoutes(deps.mail));
+  app.use('/api/admin/projects/:projectId/mail', adminProjectMailRoutes(deps.mail));
+  app.use('/api/admin/mail', adminGlobalMailRoutes(deps.mail));
+  svc.finish();
+  return svc;
+}

@@ -1,0 +1,29 @@
+import type { Logger } from '@baas/common';
+import type { IdGenerator, Mailer, MessageRepository, TemplateRepository, UsageCounter } from '../ports';
+
+export interface MailLimits {
+  /** Used when the gateway's settings claim carries no monthly limit. */
+  defaultMonthly: number;
+  systemDaily: number;
+  systemRecipientHourly: number;
+}
+
+export interface RetryPolicy {
+  attempts: number;
+  baseDelayMs: number;
+}
+
+export interface MailDeps {
+  templates: TemplateRepository;
+  messages: MessageRepository;
+  usage: UsageCounter;
+  mailer: Mailer;
+  ids: IdGenerator;
+  logger: Logger;
+  limits: MailLimits;
+  retry: RetryPolicy;
+  /** Base of links in system mails; none when unset. */
+  linkBaseUrl?: string;
+  now: () => Date;
+  sleep: (ms: number) => Promise<void>;
+}

@@ -1,0 +1,75 @@
+import { createEvent, type ProjectId } from '@baas/common';
+import { DeliveryError } from '../../ports';
+import type { MailDeps } from '../deps';
+import type { RenderedMail } from './render';
+
+export interface DeliveryRequest {
+  projectId: ProjectId;
+  requestId: string | null;
+  to: string;
+  mail: RenderedMail;
+  templateKey?: string;
+  system: boolean;
+  causedBy?: string;
+}
+
+export type DeliveryResult =
+  | { ok: true; id: string; attempts: number }
+  | { ok: false; id: string; attempts: number; error: DeliveryError };
+
+function asDeliveryError(e: unknown): DeliveryError {
+  if (e instanceof DeliveryError) return e;
+  // Anything unclassified (a bug, a dropped socket) is worth another attempt.
+  return new DeliveryError((e as Error | undefined)?.message ?? 'unknown error', false);
+}
+
+/**
+ * Sends synchronously: the message record exists before the first attempt, transient failures
+ * are retried with exponential backoff, and the final status is written together with its
+ * mail.sent / mail.failed event. The caller answers only after this returns, so a success
+ * answer always means the SMTP server accepted the message.
+ */
+export async function deliver(deps: MailDeps, req: DeliveryRequest): Promise<DeliveryResult> {
+  const id = deps.ids.messageId();
+  const meta = { requestId: req.requestId };
+  await deps.messages.create(req.projectId, {
+    id,
+    to: req.to,
+    system: req.system,
+    provider: deps.mailer.provider,
+    status: 'sending',
+    createdAt: deps.now(),
+    ...(req.templateKey !== undefined ? { templateKey: req.templateKey } : {}),
+    ...(req.causedBy !== undefined ? { causedBy: req.causedBy } : {}),
+  });
+
+  let attempts = 0;
+  let error: DeliveryError | undefined;
+  while (attempts < deps.retry.attempts) {
+    attempts++;
+    try {
+      await deps.mailer.send({ id, to: req.to, ...req.mail });
+      error = undefined;
+      break;
+    } catch (e) {
+      error = asDeliveryError(e);
+      deps.logger.warn({ messageId: id, attempt: attempts, permanent: error.permanent, reason: error.message }, 'smtp send failed');
+      if (error.permanent || attempts >= deps.retry.attempts) break;
+      await deps.sleep(deps.retry.baseDelayMs * 4 ** (attempts - 1));
+    }
+  }
+
+  if (!error) {
+    const data = { messageId: id, system: req.system, ...(req.templateKey !== undefined ? { templateKey: req.templateKey } : {}) };
+    try {
+      await deps.messages.markSent(req.projectId, id, attempts, [createEvent('mail.sent', req.projectId, data, meta)]);
+    } catch (err) {
+      // The server has the message; failing the request now would invite a duplicate send.
+      deps.logger.error({ err, messageId: id }, 'mail sent but its record could not be updated');
+    }
+    return { ok: true, id, attempts };
+  }
+  const event = createEvent('mail.failed', req.projectId, { messageId: id, reason: error.message.slice(0, 300), permanent: error.permanent }, meta);
+  await deps.messages.markFailed(req.projectId, id, attempts, error.message.slice(0, 300), [event]);
+  return { ok: false, id, attempts, error };
+}

@@ -1,0 +1,98 @@
+import { startTelemetry } from '@baas/common';
+const telemetry = startTelemetry('mail');
+
+import {
+  connectMongo,
+  connectNats,
+  createLogger,
+  JetStreamBus,
+  mongoReadiness,
+  MongoProcessedEvents,
+  OutboxRelay,
+  redactConfig,
+  runService,
+} from '@baas/common';
+import { loadMailConfig } from './config';
+import { createApp } from './app';
+import { startConsumers } from './consumers';
+import { MongoTemplateRepository } from './adapters/mongo-template-repository';
+import { MongoMessageRepository, objectIdGenerator } from './adapters/mongo-message-repository';
+import { MongoUsageCounter } from './adapters/mongo-usage-counter';
+import { SmtpMailer } from './adapters/smtp-mailer';
+import type { MailDeps } from './domain/deps';
+
+async function main(): Promise<void> {
+  const config = loadMailConfig();
+  const logger = createLogger('mail', config.LOG_LEVEL);
+  logger.info({ config: redactConfig(config) }, 'starting');
+
+  const mongo = await connectMongo(config.MONGO_URL, 'baas-mail');
+  const db = mongo.db(config.MONGO_DB);
+  const nc = await connectNats(config.NATS_URL, 'baas-mail', logger);
+  const bus = await JetStreamBus.create(nc, logger);
+
+  const templates = new MongoTemplateRepository(db);
+  const usage = new MongoUsageCounter(db);
+  let relay: OutboxRelay | undefined;
+  const messages = new MongoMessageRepository(db, (id) => void relay?.relayOne(db.collection('messages'), id));
+  await Promise.all([templates.ensureIndexes(), usage.ensureIndexes(), messages.ensureIndexes()]);
+  relay = new OutboxRelay({ collections: () => [db.collection('messages')], publisher: bus, logger });
+  relay.start();
+
+  const mailer = new SmtpMailer({
+    host: config.SMTP_HOST,
+    port: config.SMTP_PORT,
+    secure: config.SMTP_SECURE,
+    maxConnections: config.SMTP_POOL_MAX_CONNECTIONS,
+    from: config.MAIL_FROM,
+    ...(config.SMTP_USER !== undefined ? { user: config.SMTP_USER } : {}),
+    ...(config.SMTP_PASSWORD !== undefined ? { password: config.SMTP_PASSWORD } : {}),
+  });
+
+  const deps: MailDeps = {
+    templates,
+    messages,
+    usage,
+    mailer,
+    ids: objectIdGenerator,
+    logger,
+    limits: {
+      defaultMonthly: config.DEFAULT_MAIL_MONTHLY_LIMIT,
+      systemDaily: config.SYSTEM_MAIL_DAILY_LIMIT,
+      systemRecipientHourly: config.SYSTEM_MAIL_RECIPIENT_HOURLY_LIMIT,
+    },
+    retry: { attempts: config.SMTP_SEND_ATTEMPTS, baseDelayMs: config.SMTP_RETRY_BASE_MS },
+    ...(config.MAIL_LINK_BASE_URL !== undefined ? { linkBaseUrl: config.MAIL_LINK_BASE_URL } : {}),
+    now: () => new Date(),
+    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+  };
+  const consumers = await startConsumers(bus, deps, new MongoProcessedEvents(db));
+
+  const serviceApp = createApp({
+    logger,
+    assertionSecret: config.INTERNAL_ASSERTION_SECRET,
+    readiness: [mongoReadiness(db), { name: 'nats', check: async () => void (await nc.flush()) }],
+    mail: deps,
+  });
+
+  await runService({
+    name: 'mail',
+    port: config.PORT,
+    logger,
+    serviceApp,
+    graceSeconds: config.SHUTDOWN_GRACE_SECONDS,
+    closers: [
+      { name: 'consumers', close: async () => void (await Promise.all(consumers.map((c) => c.stop()))) },
+      { name: 'outbox', close: () => relay.stop() },
+      { name: 'smtp', close: async () => mailer.close() },
+      { name: 'nats', close: () => nc.drain() },
+      { name: 'mongo', close: () => mongo.close() },
+      { name: 'telemetry', close: () => telemetry.shutdown() },
+    ],
+  });
+}
+
+main().catch((err: unknown) => {
+  console.error(err instanceof Error ? err.message : err);
+  process.exit(1);
+});

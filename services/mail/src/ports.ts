@@ -1,0 +1,82 @@
+import type { EventEnvelope, ProjectId } from '@baas/common';
+import type { StoredTemplate, TemplateContent, TemplateOwner } from './domain/templates/template';
+
+/** Project overrides and global templates, in the mail service's own database. */
+export interface TemplateRepository {
+  /** Creates or replaces the template under (owner, key). */
+  save(owner: TemplateOwner, key: string, content: TemplateContent): Promise<{ template: StoredTemplate; created: boolean }>;
+  findByKey(owner: TemplateOwner, key: string): Promise<StoredTemplate | null>;
+  /** By key, else by name. */
+  findByKeyOrName(owner: TemplateOwner, keyOrName: string): Promise<StoredTemplate | null>;
+  /** A template of this project or a global one; another project's template is not found. */
+  findVisibleById(projectId: ProjectId, id: string): Promise<StoredTemplate | null>;
+  list(owner: TemplateOwner): Promise<StoredTemplate[]>;
+  delete(owner: TemplateOwner, key: string): Promise<StoredTemplate | null>;
+  deleteAllOfProject(projectId: ProjectId): Promise<number>;
+}
+
+export type MessageStatus = 'sending' | 'sent' | 'failed';
+
+export interface MessageRecord {
+  id: string;
+  to: string;
+  templateKey?: string;
+  system: boolean;
+  provider: string;
+  status: MessageStatus;
+  createdAt: Date;
+  /** The event that caused a system mail. */
+  causedBy?: string;
+}
+
+/** One record per message; its mail.sent / mail.failed event is written with its final status. */
+export interface MessageRepository {
+  create(projectId: ProjectId, record: MessageRecord): Promise<void>;
+  markSent(projectId: ProjectId, id: string, attempts: number, events: EventEnvelope[]): Promise<void>;
+  markFailed(projectId: ProjectId, id: string, attempts: number, reason: string, events: EventEnvelope[]): Promise<void>;
+  findById(projectId: ProjectId, id: string): Promise<(MessageRecord & { attempts?: number; error?: string }) | null>;
+  deleteAllOfProject(projectId: ProjectId): Promise<void>;
+}
+
+/** Per-project counters in buckets (a month, a day, a recipient-hour). */
+export interface UsageCounter {
+  /** Counts one more when the bucket is below limit: the new count, or null when at the limit. */
+  tryIncrement(projectId: ProjectId, bucket: string, limit: number): Promise<number | null>;
+  /** Gives one back (a message that was not sent). */
+  release(projectId: ProjectId, bucket: string): Promise<void>;
+  current(projectId: ProjectId, bucket: string): Promise<number>;
+  deleteAllOfProject(projectId: ProjectId): Promise<void>;
+}
+
+export interface OutgoingMail {
+  /** Our id; it becomes the Message-ID header. */
+  id: string;
+  to: string;
+  subject: string;
+  html?: string;
+  text?: string;
+}
+
+/** Why a send failed, classified by the adapter. */
+export class DeliveryError extends Error {
+  constructor(
+    message: string,
+    /** Retrying cannot help (5xx reply, refused recipient, bad credentials). */
+    readonly permanent: boolean,
+    /** The server refused the recipient address itself. */
+    readonly recipientRejected = false,
+  ) {
+    super(message);
+    this.name = 'DeliveryError';
+  }
+}
+
+export interface Mailer {
+  readonly provider: string;
+  /** Resolves when the server accepted the message; throws DeliveryError otherwise. */
+  send(mail: OutgoingMail): Promise<void>;
+}
+
+export interface IdGenerator {
+  messageId(): string;
+}
