@@ -4,7 +4,5 @@ module.exports = {
   displayName: 'e2e',
   testMatch: ['<rootDir>/test/e2e/**/*.test.ts'],
   globalSetup: '<rootDir>/test/support/e2e-global-setup.ts',
-  // Clients of real servers (NATS status loops, pools) must not keep a CI run alive.
-  forceExit: true,
   testTimeout: 60000,
 };

@@ -3,7 +3,5 @@ module.exports = {
   ...require('./jest.shared'),
   displayName: 'integration',
   testMatch: ['<rootDir>/{packages,services}/*/test/integration/**/*.test.ts'],
-  // Clients of real servers (NATS status loops, pools) must not keep a CI run alive.
-  forceExit: true,
   testTimeout: 30000,
 };

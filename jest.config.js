@@ -1,0 +1,9 @@
+/**
+ * `npm test`: the three tiers in one run, so one summary covers everything.
+ * Unit (no infrastructure), integration (real servers), e2e (the whole system via the gateway).
+ */
+module.exports = {
+  projects: ['<rootDir>/jest.unit.config.js', '<rootDir>/jest.integration.config.js', '<rootDir>/jest.e2e.config.js'],
+  // Clients of real servers (NATS status loops, pools) must not keep a CI run alive.
+  forceExit: true,
+};
