@@ -1,0 +1,49 @@
+# syntax=docker/dockerfile:1.7
+# One image for the six services; the command chooses the service (default: the gateway):
+#   docker build -t baas .
+#   docker run --rm baas                                      # gateway
+#   docker run --rm baas node services/auth/dist/main.js     # auth (data, storage, mail, janitor alike)
+ARG NODE_IMAGE=node:24-slim
+
+# ---- build: install everything, compile TypeScript, drop dev dependencies -------------------
+FROM ${NODE_IMAGE} AS build
+WORKDIR /app
+ENV npm_config_update_notifier=false npm_config_fund=false npm_config_audit=false
+# manifests first so the dependency layer is cached until a package.json or the lock changes
+COPY package.json package-lock.json ./
+COPY packages/common/package.json packages/common/
+COPY services/gateway/package.json services/gateway/
+COPY services/auth/package.json services/auth/
+COPY services/data/package.json services/data/
+COPY services/storage/package.json services/storage/
+COPY services/mail/package.json services/mail/
+COPY services/janitor/package.json services/janitor/
+RUN --mount=type=cache,target=/root/.npm npm ci
+COPY tsconfig.base.json tsconfig.json ./
+COPY packages/ packages/
+COPY services/ services/
+RUN npm run build \
+ && npm prune --omit=dev \
+ && rm -rf packages/*/src services/*/src packages/*/test services/*/test \
+ && find packages services -name '*.tsbuildinfo' -delete
+
+# ---- runtime: node + production dependencies + compiled code, non-root ------------------------
+FROM ${NODE_IMAGE} AS runtime
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends tini \
+ && rm -rf /var/lib/apt/lists/* \
+ && groupadd --system --gid 10001 baas \
+ && useradd --system --uid 10001 --gid 10001 --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin baas
+ENV NODE_ENV=production
+WORKDIR /app
+# root-owned and read-only for the service user; nothing is written under /app at run time
+COPY --from=build /app/package.json ./
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/packages ./packages
+COPY --from=build /app/services ./services
+COPY scripts/s3-ensure-bucket.mjs ./scripts/
+USER 10001:10001
+EXPOSE 8080 8081 8082 8083 8084 8085
+# tini as PID 1: forwards SIGTERM to node and reaps zombies
+ENTRYPOINT ["/usr/bin/tini", "--"]
+CMD ["node", "--enable-source-maps", "services/gateway/dist/main.js"]
