@@ -7,22 +7,32 @@ import {
   type ServiceApp,
 } from '@baas/common';
 import type { ProjectDeps } from './domain/projects/deps';
+import type { AuthDeps } from './domain/deps';
 import { adminProjectRoutes } from './http/admin-projects.routes';
+import { adminUserRoutes } from './http/admin-users.routes';
 import { internalRoutes } from './http/internal.routes';
+import { jwksRoutes } from './http/jwks.routes';
+import { userAuthRoutes } from './http/user-auth.routes';
 
 export interface AuthAppDeps {
   logger: Logger;
   assertionSecret: string;
   readiness: ReadinessCheck[];
   projects: ProjectDeps;
+  auth: AuthDeps;
 }
 
 /** The auth service's HTTP app; what tests build with real adapters. */
 export function createApp(deps: AuthAppDeps): ServiceApp {
   const svc = createServiceApp({ service: 'auth', logger: deps.logger, readiness: deps.readiness });
   const { app } = svc;
+  // Public: verifiers fetch the keys directly, without an assertion.
+  app.use(jwksRoutes(deps.auth.keys));
   app.use(requireGatewayAssertion(assertionKey(deps.assertionSecret), 'auth'));
   app.use('/internal', internalRoutes(deps.projects));
+  app.use('/api/userAuth', userAuthRoutes(deps.auth));
+  // Before the projects router, whose own middleware would parse and guard these paths too.
+  app.use('/api/admin/projects', adminUserRoutes(deps.auth, deps.projects.projects));
   app.use('/api/admin/projects', adminProjectRoutes(deps.projects));
   svc.finish();
   return svc;

@@ -5,7 +5,10 @@ import {
   connectMongo,
   connectNats,
   createLogger,
+  idempotent,
+  JANITOR_SUBJECTS,
   JetStreamBus,
+  MongoProcessedEvents,
   mongoReadiness,
   OutboxRelay,
   redactConfig,
@@ -15,6 +18,10 @@ import { loadAuthConfig } from './config';
 import { createApp } from './app';
 import { MongoProjectRepository, objectIdGenerator } from './adapters/mongo-project-repository';
 import { NatsCacheInvalidator } from './adapters/nats-cache-invalidator';
+import { respondToJanitor } from './adapters/nats-janitor-responder';
+import { wireAuth } from './wiring';
+import { purgeExpired } from './domain/maintenance/purge-expired';
+import { deleteProjectUsers } from './domain/maintenance/delete-project-users';
 
 async function main(): Promise<void> {
   const config = loadAuthConfig();
@@ -28,8 +35,34 @@ async function main(): Promise<void> {
 
   const projects = new MongoProjectRepository(db);
   await projects.ensureIndexes();
-  const relay = new OutboxRelay({ collections: () => [db.collection(projects.coll.collectionName)], publisher: bus, logger });
+  // The relay exists before the repositories that kick it after each write.
+  let relay: OutboxRelay | undefined;
+  const auth = await wireAuth(db, config, logger, (coll, id) => void relay?.relayOne(coll, id));
+  relay = new OutboxRelay({
+    collections: () => [db.collection(projects.coll.collectionName), ...auth.outboxCollections],
+    publisher: bus,
+    logger,
+  });
   relay.start();
+  auth.deps.keys.startAutoReload();
+  const retireTimer = setInterval(() => {
+    auth.deps.keys.retireStale(config.ACCESS_TOKEN_TTL_SECONDS).catch((err: unknown) => logger.warn({ err }, 'key retirement failed'));
+  }, 300_000);
+  retireTimer.unref();
+
+  const processed = new MongoProcessedEvents(db);
+  const durable = 'auth-project-deleted';
+  const projectDeleted = await bus.consume({
+    durable,
+    types: ['project.deleted'],
+    handler: idempotent(processed, durable, (event) => deleteProjectUsers(auth, event.projectId)),
+  });
+  const janitor = respondToJanitor(
+    nc,
+    JANITOR_SUBJECTS.purgeExpiredSessions,
+    (cmd) => purgeExpired({ users: auth.users, sessions: auth.sessions, clock: () => new Date() }, cmd),
+    logger,
+  );
 
   const serviceApp = createApp({
     logger,
@@ -45,6 +78,7 @@ async function main(): Promise<void> {
         mailMonthly: config.DEFAULT_MAIL_MONTHLY_LIMIT,
       },
     },
+    auth: auth.deps,
   });
 
   await runService({
@@ -54,6 +88,9 @@ async function main(): Promise<void> {
     serviceApp,
     graceSeconds: config.SHUTDOWN_GRACE_SECONDS,
     closers: [
+      { name: 'janitor', close: async () => janitor.unsubscribe() },
+      { name: 'consumers', close: () => projectDeleted.stop() },
+      { name: 'keys', close: async () => auth.deps.keys.stop() },
       { name: 'outbox', close: () => relay.stop() },
       { name: 'nats', close: () => nc.drain() },
       { name: 'mongo', close: () => mongo.close() },

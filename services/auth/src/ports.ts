@@ -1,5 +1,8 @@
 import type { KeyType, ProjectId, EventEnvelope } from '@baas/common';
 import type { Project, StoredKey, StoredSettings } from './domain/projects/project';
+import type { StoredSigningKey } from './domain/keys/signing-key';
+import type { CodePurpose, StoredCode, User } from './domain/users/user';
+import type { SchemaField } from './domain/users/users-schema';
 
 /** Projects and their keys, in the auth service's own database. */
 export interface ProjectRepository {
@@ -22,4 +25,137 @@ export interface CacheInvalidator {
 
 export interface IdGenerator {
   projectId(): ProjectId;
+}
+
+export interface SigningKeyRepository {
+  list(): Promise<StoredSigningKey[]>;
+  insert(key: StoredSigningKey): Promise<void>;
+  /** Every active key other than `exceptKid` stops signing (stays published). */
+  markRetiring(exceptKid: string, at: Date): Promise<void>;
+  retireRetiringBefore(cutoff: Date, at: Date): Promise<number>;
+}
+
+export interface NewUser {
+  id: string;
+  email: string;
+  passwordHash: string;
+  profile: Record<string, unknown>;
+  codes: Partial<Record<CodePurpose, StoredCode>>;
+  createdAt: Date;
+}
+
+/** What a successful code consumption changes, in the same write. */
+export interface CodeEffects {
+  emailVerified?: true;
+  passwordHash?: string;
+}
+
+/** End users of every project; each method is scoped by the project. */
+export interface UserRepository {
+  /** Throws DuplicateEmailError when the email is taken in the project. */
+  insert(projectId: ProjectId, user: NewUser, events: EventEnvelope[]): Promise<User>;
+  findById(projectId: ProjectId, userId: string): Promise<User | null>;
+  findByEmail(projectId: ProjectId, email: string): Promise<User | null>;
+  /** Other users of the project whose profile field equals the value (unique checks, public profile). */
+  findByProfileField(projectId: ProjectId, key: string, value: unknown, exceptUserId?: string): Promise<User | null>;
+  updateProfile(
+    projectId: ProjectId,
+    userId: string,
+    set: Record<string, unknown>,
+    unset: string[],
+    events: EventEnvelope[],
+  ): Promise<User | null>;
+  /** Replaces the hash only if it is still `expectedHash` (no lost update with a concurrent change). */
+  replacePasswordHash(
+    projectId: ProjectId,
+    userId: string,
+    expectedHash: string,
+    newHash: string,
+    events: EventEnvelope[],
+  ): Promise<boolean>;
+  /** Stores a code (replacing any previous one of the purpose) unless one was issued after `notIssuedAfter`. */
+  setCode(
+    projectId: ProjectId,
+    userId: string,
+    purpose: CodePurpose,
+    code: StoredCode,
+    events: EventEnvelope[],
+    notIssuedAfter: Date,
+  ): Promise<boolean>;
+  /** Counts one attempt against the user's live code, atomically; null when none is left. */
+  reserveCodeAttempt(
+    projectId: ProjectId,
+    userId: string,
+    purpose: CodePurpose,
+    maxAttempts: number,
+    now: Date,
+  ): Promise<StoredCode | null>;
+  findByCodeToken(projectId: ProjectId, purpose: CodePurpose, tokenHash: string, now: Date): Promise<User | null>;
+  /** Removes the code (single use) and applies its effects in one write; null when it was gone. */
+  consumeCode(
+    projectId: ProjectId,
+    userId: string,
+    purpose: CodePurpose,
+    tokenHash: string,
+    effects: CodeEffects,
+    events: EventEnvelope[],
+  ): Promise<User | null>;
+  delete(projectId: ProjectId, userId: string, events: EventEnvelope[]): Promise<boolean>;
+  deleteProject(projectId: ProjectId): Promise<number>;
+  purgeExpiredCodes(cutoff: Date, limit: number): Promise<number>;
+}
+
+export class DuplicateEmailError extends Error {}
+
+/** A login: every refresh token of one rotation chain shares it. */
+export interface SessionFamily {
+  id: string;
+  projectId: ProjectId;
+  userId: string;
+  createdAt: Date;
+  /** Absolute end of the login, whatever the rotation. */
+  expiresAt: Date;
+  revokedAt?: Date;
+  revokedReason?: string;
+}
+
+export interface StoredRefreshToken {
+  hash: string;
+  projectId: ProjectId;
+  userId: string;
+  familyId: string;
+  issuedAt: Date;
+  expiresAt: Date;
+  usedAt?: Date;
+  childHash?: string;
+}
+
+export interface SessionRepository {
+  createFamily(family: SessionFamily): Promise<void>;
+  findFamily(projectId: ProjectId, familyId: string): Promise<SessionFamily | null>;
+  revokeFamily(projectId: ProjectId, familyId: string, reason: string, at: Date): Promise<void>;
+  revokeUserFamilies(projectId: ProjectId, userId: string, reason: string, at: Date, exceptFamilyId?: string): Promise<number>;
+  insertToken(token: StoredRefreshToken): Promise<void>;
+  /** Creates the token unless it exists (racing refreshes all write the same successor). */
+  ensureToken(token: StoredRefreshToken): Promise<void>;
+  findToken(projectId: ProjectId, hash: string): Promise<StoredRefreshToken | null>;
+  /** Marks an unused token used, atomically; false when it had been used already. */
+  claimToken(projectId: ProjectId, hash: string, childHash: string, at: Date): Promise<boolean>;
+  deleteProject(projectId: ProjectId): Promise<void>;
+  deleteUser(projectId: ProjectId, userId: string): Promise<void>;
+  purgeExpired(cutoff: Date, limit: number): Promise<number>;
+}
+
+export interface UsersSchemaRepository {
+  get(projectId: ProjectId): Promise<SchemaField[] | null>;
+  put(projectId: ProjectId, fields: SchemaField[]): Promise<void>;
+  deleteProject(projectId: ProjectId): Promise<void>;
+}
+
+export interface PasswordHasher {
+  hash(password: string): Promise<string>;
+  verify(hash: string, password: string): Promise<boolean>;
+  needsRehash(hash: string): boolean;
+  /** Costs what a real verify costs; for unknown accounts, so timing says nothing. */
+  dummyVerify(password: string): Promise<void>;
 }

@@ -1,0 +1,179 @@
+import type { Collection, Db } from 'mongodb';
+import { isDuplicateKeyError, type ProjectId } from '@baas/common';
+import type { SessionFamily, SessionRepository, StoredRefreshToken } from '../ports';
+
+interface FamilyDoc {
+  _id: string;
+  projectId: string;
+  userId: string;
+  createdAt: Date;
+  expiresAt: Date;
+  revokedAt?: Date;
+  revokedReason?: string;
+}
+
+interface TokenDoc {
+  /** SHA-256 of the token: the plaintext is never stored. */
+  _id: string;
+  projectId: string;
+  userId: string;
+  familyId: string;
+  issuedAt: Date;
+  expiresAt: Date;
+  usedAt?: Date;
+  childHash?: string;
+}
+
+function toFamily(d: FamilyDoc): SessionFamily {
+  const f: SessionFamily = {
+    id: d._id,
+    projectId: d.projectId as ProjectId,
+    userId: d.userId,
+    createdAt: d.createdAt,
+    expiresAt: d.expiresAt,
+  };
+  if (d.revokedAt) f.revokedAt = d.revokedAt;
+  if (d.revokedReason) f.revokedReason = d.revokedReason;
+  return f;
+}
+
+function toToken(d: TokenDoc): StoredRefreshToken {
+  const t: StoredRefreshToken = {
+    hash: d._id,
+    projectId: d.projectId as ProjectId,
+    userId: d.userId,
+    familyId: d.familyId,
+    issuedAt: d.issuedAt,
+    expiresAt: d.expiresAt,
+  };
+  if (d.usedAt) t.usedAt = d.usedAt;
+  if (d.childHash) t.childHash = d.childHash;
+  return t;
+}
+
+/**
+ * Refresh sessions: a family per login (revocation is one write on it) and one document per
+ * refresh token. Rotation is a conditional single-document update, atomic on FerretDB and MongoDB.
+ */
+export class MongoSessionRepository implements SessionRepository {
+  readonly families: Collection<FamilyDoc>;
+  readonly tokens: Collection<TokenDoc>;
+  constructor(db: Db) {
+    this.families = db.collection<FamilyDoc>('session_families');
+    this.tokens = db.collection<TokenDoc>('refresh_tokens');
+  }
+
+  async ensureIndexes(): Promise<void> {
+    await this.families.createIndex({ projectId: 1, userId: 1 });
+    await this.families.createIndex({ expiresAt: 1 });
+    await this.tokens.createIndex({ projectId: 1, familyId: 1 });
+    await this.tokens.createIndex({ expiresAt: 1 });
+  }
+
+  async createFamily(f: SessionFamily): Promise<void> {
+    await this.families.insertOne({
+      _id: f.id,
+      projectId: f.projectId,
+      userId: f.userId,
+      createdAt: f.createdAt,
+      expiresAt: f.expiresAt,
+    });
+  }
+
+  async findFamily(projectId: ProjectId, familyId: string): Promise<SessionFamily | null> {
+    const d = await this.families.findOne({ _id: familyId, projectId });
+    return d ? toFamily(d) : null;
+  }
+
+  async revokeFamily(projectId: ProjectId, familyId: string, reason: string, at: Date): Promise<void> {
+    await this.families.updateOne(
+      { _id: familyId, projectId, revokedAt: { $exists: false } },
+      { $set: { revokedAt: at, revokedReason: reason } },
+    );
+  }
+
+  async revokeUserFamilies(
+    projectId: ProjectId,
+    userId: string,
+    reason: string,
+    at: Date,
+    exceptFamilyId?: string,
+  ): Promise<number> {
+    const filter = { projectId, userId, revokedAt: { $exists: false } } as Record<string, unknown>;
+    if (exceptFamilyId) filter._id = { $ne: exceptFamilyId };
+    const r = await this.families.updateMany(filter, { $set: { revokedAt: at, revokedReason: reason } });
+    return r.modifiedCount;
+  }
+
+  async insertToken(t: StoredRefreshToken): Promise<void> {
+    await this.tokens.insertOne({
+      _id: t.hash,
+      projectId: t.projectId,
+      userId: t.userId,
+      familyId: t.familyId,
+      issuedAt: t.issuedAt,
+      expiresAt: t.expiresAt,
+    });
+  }
+
+  async ensureToken(t: StoredRefreshToken): Promise<void> {
+    try {
+      await this.tokens.updateOne(
+        { _id: t.hash },
+        {
+          $setOnInsert: {
+            projectId: t.projectId,
+            userId: t.userId,
+            familyId: t.familyId,
+            issuedAt: t.issuedAt,
+            expiresAt: t.expiresAt,
+          },
+        },
+        { upsert: true },
+      );
+    } catch (e) {
+      // Two racing upserts of the same _id: the other one created it, which is all we wanted.
+      if (!isDuplicateKeyError(e)) throw e;
+    }
+  }
+
+  async findToken(projectId: ProjectId, hash: string): Promise<StoredRefreshToken | null> {
+    const d = await this.tokens.findOne({ _id: hash, projectId });
+    return d ? toToken(d) : null;
+  }
+
+  async claimToken(projectId: ProjectId, hash: string, childHash: string, at: Date): Promise<boolean> {
+    const r = await this.tokens.updateOne(
+      { _id: hash, projectId, usedAt: { $exists: false } },
+      { $set: { usedAt: at, childHash } },
+    );
+    return r.modifiedCount === 1;
+  }
+
+  async deleteProject(projectId: ProjectId): Promise<void> {
+    await this.tokens.deleteMany({ projectId });
+    await this.families.deleteMany({ projectId });
+  }
+
+  async deleteUser(projectId: ProjectId, userId: string): Promise<void> {
+    await this.tokens.deleteMany({ projectId, userId });
+    await this.families.deleteMany({ projectId, userId });
+  }
+
+  /**
+   * Expired tokens, and families past their absolute end or revoked longer ago than a token lives
+   * (so reuse of any of their tokens can no longer matter), in bounded batches.
+   */
+  async purgeExpired(cutoff: Date, limit: number, revokedCutoff: Date = cutoff): Promise<number> {
+    const tokenIds = await this.tokens.find({ expiresAt: { $lt: cutoff } }, { projection: { _id: 1 } }).limit(limit).toArray();
+    if (tokenIds.length > 0) await this.tokens.deleteMany({ _id: { $in: tokenIds.map((d) => d._id) } });
+    const left = limit - tokenIds.length;
+    if (left <= 0) return tokenIds.length;
+    const famIds = await this.families
+      .find({ $or: [{ expiresAt: { $lt: cutoff } }, { revokedAt: { $lt: revokedCutoff } }] }, { projection: { _id: 1 } })
+      .limit(left)
+      .toArray();
+    if (famIds.length > 0) await this.families.deleteMany({ _id: { $in: famIds.map((d) => d._id) } });
+    return tokenIds.length + famIds.length;
+  }
+}

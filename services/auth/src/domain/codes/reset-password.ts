@@ -1,0 +1,31 @@
+import { createEvent, type ProjectId } from '@baas/common';
+import type { AuthDeps } from '../deps';
+import { authErrors } from '../users/auth-errors';
+import { checkCode, type CodeInput } from './redeem-code';
+
+/**
+ * Sets a new password with a reset code. The code is checked before any hashing (so invalid codes
+ * cost no argon2), consumed in the same write as the new hash, and then every session of the
+ * user ends. Proving control of the mailbox also verifies the email.
+ */
+export async function resetPassword(
+  deps: AuthDeps,
+  projectId: ProjectId,
+  input: CodeInput,
+  newPassword: string,
+  requestId: string,
+): Promise<void> {
+  const { user, tokenHash } = await checkCode(deps, projectId, 'reset_password', input);
+  const passwordHash = await deps.hasher.hash(newPassword);
+  const event = createEvent('user.updated', projectId, { userId: user.id, changed: ['password', 'emailVerified'] }, { requestId });
+  const done = await deps.users.consumeCode(
+    projectId,
+    user.id,
+    'reset_password',
+    tokenHash,
+    { passwordHash, emailVerified: true },
+    [event],
+  );
+  if (!done) throw authErrors.invalidCode();
+  await deps.sessions.revokeUserFamilies(projectId, user.id, 'password_reset', deps.clock());
+}

@@ -1,0 +1,30 @@
+import type { AccessTokenVerifier } from '@baas/common';
+import type { PasswordHasher, SessionRepository, UserRepository, UsersSchemaRepository } from '../ports';
+import type { AuthKeys } from './crypto/secrets';
+import type { KeyStore } from './keys/key-store';
+
+/** Lifetimes and limits, from config. */
+export interface AuthPolicy {
+  accessTokenTtlSeconds: number;
+  refreshTokenTtlSeconds: number;
+  refreshReuseGraceSeconds: number;
+  refreshFamilyMaxSeconds: number;
+  verificationCodeTtlSeconds: number;
+  resetCodeTtlSeconds: number;
+  codeMaxAttempts: number;
+  codeResendIntervalSeconds: number;
+}
+
+/** What the end-user auth use cases need. */
+export interface AuthDeps {
+  users: UserRepository;
+  sessions: SessionRepository;
+  schemas: UsersSchemaRepository;
+  hasher: PasswordHasher;
+  keys: KeyStore;
+  verifier: AccessTokenVerifier;
+  secrets: AuthKeys;
+  policy: AuthPolicy;
+  clock: () => Date;
+  ids: { userId(): string; familyId(): string };
+}

@@ -1,0 +1,44 @@
+import type { ProjectId } from '@baas/common';
+import type { AuthDeps } from '../deps';
+import type { User } from '../users/user';
+import { issueAccessToken } from '../keys/access-tokens';
+import { newRootRefreshToken, refreshTokenHash } from './refresh-tokens';
+
+export interface IssuedTokens {
+  accessToken: string;
+  expiresIn: number;
+  refreshToken: string;
+}
+
+/** A new login: a new rotation family (never one the client brought along) and its first tokens. */
+export async function startSession(deps: AuthDeps, projectId: ProjectId, user: User): Promise<IssuedTokens> {
+  const now = deps.clock();
+  const familyId = deps.ids.familyId();
+  await deps.sessions.createFamily({
+    id: familyId,
+    projectId,
+    userId: user.id,
+    createdAt: now,
+    expiresAt: new Date(now.getTime() + deps.policy.refreshFamilyMaxSeconds * 1000),
+  });
+  const refreshToken = newRootRefreshToken();
+  await deps.sessions.insertToken({
+    hash: refreshTokenHash(refreshToken),
+    projectId,
+    userId: user.id,
+    familyId,
+    issuedAt: now,
+    expiresAt: new Date(now.getTime() + deps.policy.refreshTokenTtlSeconds * 1000),
+  });
+  return { ...(await accessFor(deps, projectId, user, familyId)), refreshToken };
+}
+
+export async function accessFor(deps: AuthDeps, projectId: ProjectId, user: User, familyId: string) {
+  const ttl = deps.policy.accessTokenTtlSeconds;
+  const accessToken = await issueAccessToken(
+    deps.keys,
+    { projectId, userId: user.id, sessionId: familyId, emailVerified: user.emailVerified },
+    ttl,
+  );
+  return { accessToken, expiresIn: ttl };
+}

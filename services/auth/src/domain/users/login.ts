@@ -1,0 +1,33 @@
+import type { ProjectId } from '@baas/common';
+import type { AuthDeps } from '../deps';
+import { startSession, type IssuedTokens } from '../sessions/start-session';
+import { authErrors } from './auth-errors';
+import { normalizeEmail, type User } from './user';
+
+export interface LoginInput {
+  projectId: ProjectId;
+  requireEmailVerification: boolean;
+  email: string;
+  password: string;
+}
+
+/**
+ * Unknown email and wrong password fail alike: same error, and an unknown email still pays for
+ * one argon2 verify so the timing does not tell them apart. Hashes made with weaker parameters
+ * than configured are upgraded here, the only moment the password is known.
+ */
+export async function login(deps: AuthDeps, input: LoginInput): Promise<{ user: User; tokens: IssuedTokens }> {
+  const { projectId } = input;
+  const user = await deps.users.findByEmail(projectId, normalizeEmail(input.email));
+  if (!user) {
+    await deps.hasher.dummyVerify(input.password);
+    throw authErrors.invalidCredentials();
+  }
+  if (!(await deps.hasher.verify(user.passwordHash, input.password))) throw authErrors.invalidCredentials();
+  if (deps.hasher.needsRehash(user.passwordHash)) {
+    const upgraded = await deps.hasher.hash(input.password);
+    if (await deps.users.replacePasswordHash(projectId, user.id, user.passwordHash, upgraded, [])) user.passwordHash = upgraded;
+  }
+  if (input.requireEmailVerification && !user.emailVerified) throw authErrors.emailNotVerified();
+  return { user, tokens: await startSession(deps, projectId, user) };
+}

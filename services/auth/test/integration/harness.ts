@@ -1,0 +1,150 @@
+import type { AddressInfo } from 'node:net';
+import http from 'node:http';
+import { MongoClient, type Db } from 'mongodb';
+import {
+  assertionKey,
+  createLogger,
+  signAssertion,
+  trustedProjectId,
+  type EventEnvelope,
+  type EventPublisher,
+  type ProjectId,
+  type ProjectSettingsClaim,
+} from '@baas/common';
+import { ObjectId } from 'mongodb';
+import { infra, requireInfra, uniqueDbName } from '../../../../test/support/infra';
+import { createApp } from '../../src/app';
+import { loadAuthConfig, type AuthConfig } from '../../src/config';
+import { MongoProjectRepository, objectIdGenerator } from '../../src/adapters/mongo-project-repository';
+import { wireAuth, type AuthWiring } from '../../src/wiring';
+import { OutboxRelay } from '@baas/common';
+
+export const SECRET = 'integration-test-assertion-secret-0123456789';
+
+export interface Harness {
+  db: Db;
+  wiring: AuthWiring;
+  config: AuthConfig;
+  base: string;
+  published: EventEnvelope[];
+  relay: OutboxRelay;
+  /** Moves the service's clock (codes, refresh tokens); access-token times use the real clock. */
+  advance(seconds: number): void;
+  project(settings?: Partial<ProjectSettingsClaim>): ProjectId;
+  call(method: string, path: string, opts?: CallOpts): Promise<{ status: number; body: any; headers: Headers }>;
+  close(): Promise<void>;
+}
+
+export interface CallOpts {
+  projectId?: ProjectId;
+  settings?: Partial<ProjectSettingsClaim>;
+  body?: unknown;
+  token?: string;
+  headers?: Record<string, string>;
+  admin?: boolean;
+  noAssertion?: boolean;
+}
+
+const DEFAULT_SETTINGS: ProjectSettingsClaim = {
+  publicSignups: true,
+  requireEmailVerification: false,
+  limits: { storageBytes: 1, documents: 1, mailMonthly: 1 },
+};
+
+/** The auth app on a fresh database with real adapters; events are captured from the outbox. */
+export async function startHarness(env: Record<string, string> = {}): Promise<Harness> {
+  await requireInfra('mongo');
+  const config = loadAuthConfig({
+    INTERNAL_ASSERTION_SECRET: SECRET,
+    LOG_LEVEL: 'silent',
+    MONGO_URL: infra.mongoUrl,
+    CODE_RESEND_INTERVAL_SECONDS: '0',
+    ...env,
+  });
+  const logger = createLogger('auth-test', 'silent');
+  const mongo = new MongoClient(infra.mongoUrl);
+  await mongo.connect();
+  const db = mongo.db(uniqueDbName('auth_it'));
+  let offsetMs = 0;
+  const clock = () => new Date(Date.now() + offsetMs);
+  const published: EventEnvelope[] = [];
+  const publisher: EventPublisher = { publish: async (e) => void published.push(e) };
+  let relay: OutboxRelay | undefined;
+  const wiring = await wireAuth(db, config, logger, (coll, id) => void relay?.relayOne(coll, id), clock);
+  relay = new OutboxRelay({ collections: () => wiring.outboxCollections, publisher, logger, intervalMs: 60_000 });
+  const projects = new MongoProjectRepository(db);
+  const svc = createApp({
+    logger,
+    assertionSecret: SECRET,
+    readiness: [],
+    projects: { projects, invalidator: { projectChanged: () => undefined }, ids: objectIdGenerator, defaults: { storageBytes: 1, documents: 1, mailMonthly: 1 } },
+    auth: wiring.deps,
+  });
+  const server = http.createServer(svc.app);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const key = assertionKey(SECRET);
+  const settingsOf = new Map<string, Partial<ProjectSettingsClaim>>();
+
+  return {
+    db,
+    wiring,
+    config,
+    base,
+    published,
+    relay,
+    advance: (s) => {
+      offsetMs += s * 1000;
+    },
+    project(settings = {}) {
+      const id = trustedProjectId(new ObjectId().toHexString());
+      settingsOf.set(id, settings);
+      return id;
+    },
+    async call(method, path, opts = {}) {
+      const headers: Record<string, string> = { ...opts.headers };
+      if (!opts.noAssertion) {
+        const projectId = opts.projectId;
+        const settings = { ...DEFAULT_SETTINGS, ...(projectId ? settingsOf.get(projectId) : {}), ...opts.settings };
+        headers['x-gateway-assertion'] = await signAssertion(key, 'auth', {
+          requestId: `it-${Math.random().toString(36).slice(2)}`,
+          admin: opts.admin ?? false,
+          ...(projectId ? { projectId } : {}),
+          ...(projectId && !opts.admin ? { keyType: 'publishable' as const, settings } : {}),
+          ...(projectId && opts.admin ? { settings } : {}),
+        });
+      }
+      if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+      let body: string | undefined;
+      if (opts.body !== undefined) {
+        headers['content-type'] = 'application/json';
+        body = JSON.stringify(opts.body);
+      }
+      const r = await fetch(base + path, { method, headers, body });
+      const text = await r.text();
+      let parsed: unknown = text;
+      try {
+        parsed = text ? JSON.parse(text) : undefined;
+      } catch {
+        /* keep text */
+      }
+      return { status: r.status, body: parsed, headers: r.headers };
+    },
+    async close() {
+      await new Promise<void>((r) => server.close(() => r()));
+      wiring.deps.keys.stop();
+      await relay?.stop();
+      await db.dropDatabase().catch(() => undefined);
+      await mongo.close();
+    },
+  };
+}
+
+/** The refresh cookie value from a response, if one was set (empty string when cleared). */
+export function refreshCookie(headers: Headers): string | undefined {
+  for (const c of headers.getSetCookie()) {
+    const m = /^refreshToken=([^;]*)/.exec(c);
+    if (m) return m[1];
+  }
+  return undefined;
+}
