@@ -10,6 +10,7 @@ import {
   type ProjectId,
 } from '@baas/common';
 import type { FileRecord, FileRepository, FileStatus } from '../ports';
+import { KeyedMutex } from './keyed-mutex';
 
 interface FileDoc extends OutboxFields {
   /** The file path `<projectId>/<name>`: unique by construction. */
@@ -41,6 +42,7 @@ function toRecord(d: FileDoc): FileRecord {
 /** File metadata in `files`, one document per path; every query is scoped by project. */
 export class MongoFileRepository implements FileRepository {
   readonly coll: Collection<FileDoc>;
+  private readonly lock = new KeyedMutex();
 
   /** `afterEventWrite` lets the outbox relay publish right after a write that recorded events. */
   constructor(db: Db, private readonly afterEventWrite: (coll: Collection, id: string) => void = () => undefined) {
@@ -93,13 +95,16 @@ export class MongoFileRepository implements FileRepository {
     // The record stays (marked) until the relay has published file.deleted, then it is purged.
     const update = purgeWithEvents(events) as { $set: Document };
     update.$set = { ...update.$set, status: 'deleted', updatedAt: new Date() };
-    const before = await this.coll.findOneAndUpdate({ _id: path, projectId, status: 'complete' }, update, {
-      returnDocument: 'before',
-      projection: HIDE_OUTBOX,
+    // Conditional on `complete`, so of two concurrent deletes only one wins (see KeyedMutex for
+    // why this process also serialises them).
+    return this.lock.run(path, async () => {
+      const before = await this.coll.findOne({ _id: path, projectId, status: 'complete' }, { projection: HIDE_OUTBOX });
+      if (!before) return null;
+      const r = await this.coll.updateOne({ _id: path, projectId, status: 'complete' }, update);
+      if (r.modifiedCount !== 1) return null;
+      this.afterEventWrite(this.coll as unknown as Collection, path);
+      return toRecord(before);
     });
-    if (!before) return null;
-    this.afterEventWrite(this.coll as unknown as Collection, path);
-    return toRecord(before);
   }
 
   async exists(projectId: ProjectId, path: string): Promise<boolean> {

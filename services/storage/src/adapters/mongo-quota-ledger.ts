@@ -1,6 +1,7 @@
 import type { Collection, Db } from 'mongodb';
 import { isDuplicateKeyError, type ProjectId } from '@baas/common';
 import type { QuotaLedger } from '../ports';
+import { KeyedMutex } from './keyed-mutex';
 
 interface UsageDoc {
   _id: string;
@@ -8,32 +9,36 @@ interface UsageDoc {
 }
 
 /**
- * One usage document per project. A reservation is a single conditional increment
- * (`used <= limit - bytes`), atomic on FerretDB and MongoDB alike, so parallel uploads can
- * never push usage past the quota.
+ * One usage document per project. A reservation is a conditional increment
+ * (`used <= limit - bytes`): atomic on MongoDB, and serialised per project in this process for
+ * FerretDB, whose updates are not isolated (see KeyedMutex). Parallel uploads therefore never
+ * push usage past the quota.
  */
 export class MongoQuotaLedger implements QuotaLedger {
   readonly coll: Collection<UsageDoc>;
+  private readonly lock = new KeyedMutex();
   constructor(db: Db) {
     this.coll = db.collection<UsageDoc>('usage');
   }
 
   async reserve(projectId: ProjectId, bytes: number, limit: number): Promise<boolean> {
     if (bytes > limit) return false;
-    const cond = { _id: projectId, used: { $lte: limit - bytes } };
-    if (await this.coll.findOneAndUpdate(cond, { $inc: { used: bytes } })) return true;
-    if ((await this.coll.countDocuments({ _id: projectId }, { limit: 1 })) > 0) return false;
-    try {
-      await this.coll.insertOne({ _id: projectId, used: 0 });
-    } catch (e) {
-      if (!isDuplicateKeyError(e)) throw e;
-    }
-    return (await this.coll.findOneAndUpdate(cond, { $inc: { used: bytes } })) !== null;
+    return this.lock.run(projectId, async () => {
+      const cond = { _id: projectId, used: { $lte: limit - bytes } };
+      if ((await this.coll.updateOne(cond, { $inc: { used: bytes } })).modifiedCount === 1) return true;
+      if ((await this.coll.countDocuments({ _id: projectId }, { limit: 1 })) > 0) return false;
+      try {
+        await this.coll.insertOne({ _id: projectId, used: 0 });
+      } catch (e) {
+        if (!isDuplicateKeyError(e)) throw e;
+      }
+      return (await this.coll.updateOne(cond, { $inc: { used: bytes } })).modifiedCount === 1;
+    });
   }
 
   async release(projectId: ProjectId, bytes: number): Promise<void> {
     if (bytes <= 0) return;
-    await this.coll.updateOne({ _id: projectId }, { $inc: { used: -bytes } });
+    await this.lock.run(projectId, () => this.coll.updateOne({ _id: projectId }, { $inc: { used: -bytes } }));
   }
 
   async used(projectId: ProjectId): Promise<number> {
@@ -41,7 +46,7 @@ export class MongoQuotaLedger implements QuotaLedger {
   }
 
   async drop(projectId: ProjectId): Promise<void> {
-    await this.coll.deleteOne({ _id: projectId });
+    await this.lock.run(projectId, () => this.coll.deleteOne({ _id: projectId }));
   }
 }
 

@@ -15,7 +15,8 @@ export function publicFileRoutes(deps: FileDeps, logger: Logger): Router {
     const file = await readPublicFile(deps, req.params.projectId, req.params.name);
     const stream = req.method === 'HEAD' ? null : await file.open();
     if (req.method !== 'HEAD' && !stream) throw errors.notFound('FILE_NOT_FOUND', 'File not found');
-    res.set(file.headers);
+    // setHeader, not res.set: express would append a charset to the stored type.
+    for (const [k, v] of Object.entries(file.headers)) res.setHeader(k, v);
     res.setHeader('Content-Length', String(file.size));
     res.setHeader('Cache-Control', 'public, max-age=60');
     if (!stream) {
