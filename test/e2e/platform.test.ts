@@ -196,11 +196,12 @@ describe('gateway assertion', () => {
     const services = { auth: env.AUTH_URL ?? 'http://127.0.0.1:8081', data: env.DATA_URL ?? 'http://127.0.0.1:8082', storage: env.STORAGE_URL ?? 'http://127.0.0.1:8083', mail: env.MAIL_URL ?? 'http://127.0.0.1:8084' };
     const paths: Record<string, string> = { auth: `/api/admin/projects/${p.id}`, data: '/api/data/things', storage: '/api/storage/file', mail: '/api/mail/send' };
     for (const [name, url] of Object.entries(services)) {
-      for (const headers of [
+      const attempts: Array<Record<string, string>> = [
         { 'x-project-id': p.id, 'x-key-type': 'secret', 'x-api-key': p.secretKey, authorization: `Bearer ${ADMIN_TOKEN}` },
         { 'x-gateway-assertion': forged },
         { 'x-gateway-assertion': 'not.a.jwt' },
-      ]) {
+      ];
+      for (const headers of attempts) {
         const r = await fetch(`${url}${paths[name]}`, { headers });
         expect({ name, status: r.status }).toEqual({ name, status: 401 });
         const body = (await r.json()) as { code: string };

@@ -11,6 +11,9 @@ export function stackEnv(): Record<string, string> {
       if (m?.[1]) out[m[1]] = m[2] ?? '';
     }
   }
-  for (const k of Object.keys(out)) if (process.env[k]) out[k] = process.env[k] as string;
+  for (const k of Object.keys(out)) {
+    const v = process.env[k];
+    if (v) out[k] = v;
+  }
   return out;
 }

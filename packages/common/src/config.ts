@@ -48,7 +48,7 @@ export function loadConfig<S extends z.ZodObject>(
     }
   }
   if (problems.length > 0 || !parsed.success) throw new ConfigError(problems);
-  return Object.freeze(parsed.data) as Readonly<z.infer<S>>;
+  return Object.freeze(parsed.data);
 }
 
 const SECRET_NAME = /(SECRET|TOKEN|PASSWORD|KEY)/i;

@@ -3,7 +3,7 @@
  * else is required so the http instrumentation can patch node:http.
  */
 export function startTelemetry(serviceName: string): { shutdown: () => Promise<void> } {
-  if (!process.env.OTEL_EXPORTER_OTLP_ENDPOINT) return { shutdown: async () => undefined };
+  if (!process.env.OTEL_EXPORTER_OTLP_ENDPOINT) return { shutdown: () => Promise.resolve() };
   // Loaded lazily so a service without tracing pays nothing for the SDK.
   /* eslint-disable @typescript-eslint/no-require-imports */
   const { NodeSDK } = require('@opentelemetry/sdk-node') as typeof import('@opentelemetry/sdk-node');

@@ -15,7 +15,7 @@ export function isProjectIdString(value: unknown): value is string {
 
 /** Only for ids that come from a trusted source (a verified assertion, the platform's own DB). */
 export function trustedProjectId(value: string): ProjectId {
-  if (!isProjectIdString(value)) throw new Error(`not a project id: ${value}`);
+  if (!isProjectIdString(value)) throw new Error(`not a project id: ${String(value)}`);
   return value as ProjectId;
 }
 

@@ -1,5 +1,5 @@
 import { connect } from '@nats-io/transport-node';
-import { headers, nanos, type NatsConnection } from '@nats-io/nats-core';
+import { headers, nanos, type MsgHdrs, type NatsConnection } from '@nats-io/nats-core';
 import {
   AckPolicy,
   DeliverPolicy,
@@ -29,12 +29,14 @@ export interface EventPublisher {
 }
 
 export async function connectNats(url: string, name: string, logger: Logger): Promise<NatsConnection> {
-  const nc = await connect({
+  // transport-node's declarations reach nats-core through a subpath export that classic module
+  // resolution does not follow, so the connection's type is stated here.
+  const nc: NatsConnection = (await connect({
     servers: url.split(','),
     name,
     maxReconnectAttempts: -1,
     reconnectTimeWait: 500,
-  });
+  })) as NatsConnection;
   void (async () => {
     for await (const s of nc.status()) {
       if (s.type === 'disconnect' || s.type === 'reconnect' || s.type === 'error')
@@ -154,7 +156,8 @@ export class JetStreamBus implements EventPublisher {
     const logger = this.logger.child({ consumer: opts.durable });
     const done = (async () => {
       for await (const m of messages) {
-        if (!wanted.has(m.headers?.get('baas-event-type') ?? m.subject.slice(EVENTS_SUBJECT_PREFIX.length + 1))) {
+        const type = (m.headers as MsgHdrs | undefined)?.get('baas-event-type') || m.subject.slice(EVENTS_SUBJECT_PREFIX.length + 1);
+        if (!wanted.has(type)) {
           m.ack();
           continue;
         }

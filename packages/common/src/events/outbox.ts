@@ -134,15 +134,16 @@ export class OutboxRelay {
   }
 
   private async relayDocument(coll: Collection, doc: Document): Promise<void> {
+    const id: unknown = doc._id;
     const events = (doc[OUTBOX_FIELD] ?? []) as EventEnvelope[];
     for (const e of events) await this.opts.publisher.publish(e);
     if (doc[PURGE_FIELD] === true) {
-      await coll.deleteOne({ _id: doc._id, [PURGE_FIELD]: true });
+      await coll.deleteOne({ _id: id, [PURGE_FIELD]: true } as Document);
       return;
     }
     // $pullAll of the exact entries read: events pushed meanwhile stay. (FerretDB ignores a
     // $pull with a condition, so no `{ id: { $in } }` here.)
-    await coll.updateOne({ _id: doc._id }, { $pullAll: { [OUTBOX_FIELD]: events } } as Document);
-    await coll.updateOne({ _id: doc._id, [OUTBOX_FIELD]: { $size: 0 } }, { $unset: { [OUTBOX_FIELD]: '' } });
+    await coll.updateOne({ _id: id } as Document, { $pullAll: { [OUTBOX_FIELD]: events } } as Document);
+    await coll.updateOne({ _id: id, [OUTBOX_FIELD]: { $size: 0 } } as Document, { $unset: { [OUTBOX_FIELD]: '' } });
   }
 }

@@ -11,7 +11,7 @@ interface BodyParserError {
 export function toAppError(err: unknown): AppError | undefined {
   if (err instanceof AppError) return err;
   const bp = err as BodyParserError | undefined;
-  switch (bp?.type) {
+  switch (bp?.type ?? '') {
     case 'entity.parse.failed':
       return errors.malformedJson();
     case 'entity.too.large':

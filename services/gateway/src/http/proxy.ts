@@ -16,7 +16,7 @@ const timedOut = new WeakSet<Request>();
 
 function upstreamError(err: NodeJS.ErrnoException, req: Request): AppError {
   if (timedOut.has(req)) return errors.gatewayTimeout();
-  switch (err.code) {
+  switch (err.code ?? '') {
     case 'ECONNREFUSED':
     case 'ENOTFOUND':
     case 'EAI_AGAIN':
@@ -55,8 +55,8 @@ export function createServiceProxy(service: ServiceName, target: string, logger:
         proxyReq.setHeader('x-request-id', req.id);
         if (!req.header('traceparent')) proxyReq.setHeader('traceparent', traceparent());
       },
-      error: (err: Error, req: Request, res: Response | Socket) => {
-        const mapped = upstreamError(err as NodeJS.ErrnoException, req);
+      error: (err: NodeJS.ErrnoException, req: Request, res: Response | Socket) => {
+        const mapped = upstreamError(err, req);
         logger.warn({ err, service, requestId: req.id, status: mapped.status }, 'upstream error');
         if (!('setHeader' in res)) return void res.destroy();
         if (res.headersSent) return void res.destroy();

@@ -4,9 +4,10 @@ import { randomBytes } from 'node:crypto';
 import { MongoClient } from 'mongodb';
 import { Redis } from 'ioredis';
 import type { NatsConnection } from '@nats-io/nats-core';
-import { assertionKey, connectNats, createLogger, verifyAssertion } from '@baas/common';
+import { assertionKey, connectNats, createLogger, createServiceApp, requireGatewayAssertion, verifyAssertion } from '@baas/common';
 import { requireInfra, infra, uniqueDbName } from '../../../../test/support/infra';
-import { createApp as createAuthApp } from '../../../auth/src/app';
+import { adminProjectRoutes } from '../../../auth/src/http/admin-projects.routes';
+import { internalRoutes } from '../../../auth/src/http/internal.routes';
 import { MongoProjectRepository, objectIdGenerator } from '../../../auth/src/adapters/mongo-project-repository';
 import { NatsCacheInvalidator } from '../../../auth/src/adapters/nats-cache-invalidator';
 import { createApp } from '../../src/app';
@@ -71,19 +72,18 @@ beforeAll(async () => {
   const db = mongo.db(uniqueDbName('gw_auth'));
   const projects = new MongoProjectRepository(db);
   await projects.ensureIndexes();
-  authUrl = await listen(
-    createAuthApp({
-      logger,
-      assertionSecret: secret,
-      readiness: [],
-      projects: {
-        projects,
-        invalidator: new NatsCacheInvalidator(nc),
-        ids: objectIdGenerator,
-        defaults: { storageBytes: 100, documents: 100, mailMonthly: 100 },
-      },
-    }).app,
-  );
+  // The auth service's project and key routes, as the auth app mounts them.
+  const projectDeps = {
+    projects,
+    invalidator: new NatsCacheInvalidator(nc),
+    ids: objectIdGenerator,
+    defaults: { storageBytes: 100, documents: 100, mailMonthly: 100 },
+  };
+  const auth = createServiceApp({ service: 'auth', logger, readiness: [] });
+  auth.app.use(requireGatewayAssertion(assertionKey(secret), 'auth'));
+  auth.app.use('/internal', internalRoutes(projectDeps));
+  auth.app.use('/api/admin/projects', adminProjectRoutes(projectDeps));
+  authUrl = await listen(auth.finish());
   echoUrl = await listen((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
