@@ -1,0 +1,29 @@
+import {
+  assertionKey,
+  createServiceApp,
+  requireGatewayAssertion,
+  type Logger,
+  type ReadinessCheck,
+  type ServiceApp,
+} from '@baas/common';
+import type { DataDeps } from './ports';
+import { adminCollectionRoutes } from './http/admin-collections.routes';
+import { dataRoutes } from './http/data.routes';
+
+export interface DataAppDeps {
+  logger: Logger;
+  assertionSecret: string;
+  readiness: ReadinessCheck[];
+  data: DataDeps;
+}
+
+/** The data service's HTTP app; what tests build with real adapters. */
+export function createApp(deps: DataAppDeps): ServiceApp {
+  const svc = createServiceApp({ service: 'data', logger: deps.logger, readiness: deps.readiness });
+  const { app } = svc;
+  app.use(requireGatewayAssertion(assertionKey(deps.assertionSecret), 'data'));
+  app.use('/api/admin/projects', adminCollectionRoutes(deps.data));
+  app.use('/api/data', dataRoutes(deps.data));
+  svc.finish();
+  return svc;
+}

@@ -1,0 +1,48 @@
+import { errors, type KeyType, type ProjectId } from '@baas/common';
+import type { DataDeps, Filter } from '../../ports';
+import type { CollectionDef } from '../collections/collection';
+
+/** Who is calling, from the verified gateway assertion plus the raw Bearer token, if any. */
+export interface Caller {
+  projectId: ProjectId;
+  keyType: KeyType;
+  requestId: string;
+  bearer: string | undefined;
+  documentQuota: number;
+}
+
+/** A write is either unrestricted (secret key) or limited to the documents of one end user. */
+export type WriteAccess = { kind: 'secret' } | { kind: 'owner'; userId: string; ownerField: string };
+
+const verified = new WeakMap<Caller, Promise<string>>();
+
+/** The token's user, verified once per request. */
+function userId(deps: DataDeps, caller: Caller): Promise<string> {
+  if (!caller.bearer) return Promise.reject(errors.unauthorized('TOKEN_REQUIRED', 'A Bearer access token is required'));
+  let p = verified.get(caller);
+  if (!p) {
+    p = deps.tokens.verify(caller.bearer, caller.projectId).then((u) => u.userId);
+    verified.set(caller, p);
+  }
+  return p;
+}
+
+/**
+ * The spec's write-access matrix: secret key always; publishable key only on an RLS collection
+ * with a valid Bearer token (403 without RLS, 401 without a valid token).
+ */
+export async function writeAccess(deps: DataDeps, caller: Caller, def: CollectionDef): Promise<WriteAccess> {
+  if (caller.keyType === 'secret') return { kind: 'secret' };
+  if (!def.rls.enabled)
+    throw errors.forbidden('RLS_REQUIRED', 'Publishable keys can only write to collections with RLS enabled');
+  return { kind: 'owner', userId: await userId(deps, caller), ownerField: def.rls.ownerField };
+}
+
+/**
+ * What the caller may read, as a filter ANDed with everything else: private mode with a
+ * publishable key sees only the token user's documents (401 without a token).
+ */
+export async function readScope(deps: DataDeps, caller: Caller, def: CollectionDef): Promise<Filter> {
+  if (caller.keyType === 'secret' || !def.rls.enabled || def.rls.mode === 'public-read') return {};
+  return { [def.rls.ownerField]: await userId(deps, caller) };
+}

@@ -1,0 +1,50 @@
+import { createEvent, errors } from '@baas/common';
+import type { DataDeps } from '../../ports';
+import { requireCollection } from '../collections/manage-collections';
+import { writeAccess, type Caller } from './access';
+import { documentId, documentNotFound } from './filters';
+import { loadWritable } from './update-document';
+import { documentView } from './views';
+
+/** Soft delete: the document goes to the trash (hidden, restorable until the janitor purges it). */
+export async function trashDocument(deps: DataDeps, caller: Caller, name: string, rawId: string): Promise<{ id: string }> {
+  const def = await requireCollection(deps, caller.projectId, name);
+  const access = await writeAccess(deps, caller, def);
+  const { doc, coll, guard } = await loadWritable(deps, caller, def, access, rawId);
+  const now = (deps.now ?? (() => new Date()))();
+  const event = createEvent('document.trashed', caller.projectId, { collection: name, documentId: doc._id.toHexString() }, { requestId: caller.requestId });
+  const updated = await coll.update(guard, { isDeleted: true, deletedAt: now, updatedAt: now }, [event]);
+  if (!updated) throw documentNotFound();
+  deps.outbox.afterWrite(caller.projectId, name, doc._id);
+  return { id: doc._id.toHexString() };
+}
+
+/**
+ * Restore from the trash (secret key only). Restoring a document that is not in the trash is a
+ * harmless no-op that returns it; a purged or unknown document is 404.
+ */
+export async function restoreDocument(
+  deps: DataDeps,
+  caller: Caller,
+  name: string,
+  rawId: string,
+): Promise<{ doc: Record<string, unknown>; restored: boolean }> {
+  const def = await requireCollection(deps, caller.projectId, name);
+  if (caller.keyType !== 'secret') throw errors.secretKeyRequired();
+  const id = documentId(rawId);
+  const coll = deps.documents.forProject(caller.projectId).collection(def.name);
+  const now = (deps.now ?? (() => new Date()))();
+  const event = createEvent('document.restored', caller.projectId, { collection: name, documentId: id.toHexString() }, { requestId: caller.requestId });
+  const restored = await coll.update(
+    { _id: id, isDeleted: true, _purgeAfterRelay: { $ne: true } },
+    { isDeleted: false, deletedAt: null, updatedAt: now },
+    [event],
+  );
+  if (restored) {
+    deps.outbox.afterWrite(caller.projectId, name, id);
+    return { doc: documentView(restored), restored: true };
+  }
+  const active = await coll.findOne({ _id: id, isDeleted: false });
+  if (!active) throw documentNotFound();
+  return { doc: documentView(active), restored: false };
+}

@@ -1,0 +1,70 @@
+import { createEvent, errors } from '@baas/common';
+import type { DataDeps, Filter } from '../../ports';
+import type { CollectionDef } from '../collections/collection';
+import { requireCollection } from '../collections/manage-collections';
+import { readScope, writeAccess, type Caller, type WriteAccess } from './access';
+import { and, documentId, documentNotFound, visibility } from './filters';
+import { sanitizeUpdate } from './sanitize';
+import { applySet, getPath, validateDocument } from './schema-validation';
+import { documentView } from './views';
+
+/**
+ * The document a write may touch, or why not: under RLS with a publishable key, a document of
+ * another user is 404 where the caller cannot even read it (private) and 403 where it is public.
+ */
+export async function loadWritable(
+  deps: DataDeps,
+  caller: Caller,
+  def: CollectionDef,
+  access: WriteAccess,
+  rawId: string,
+) {
+  const id = documentId(rawId);
+  const scope = await readScope(deps, caller, def);
+  const coll = deps.documents.forProject(caller.projectId).collection(def.name);
+  const doc = await coll.findOne(and({ _id: id }, visibility(false), scope));
+  if (!doc) throw documentNotFound();
+  if (access.kind === 'owner' && doc[access.ownerField] !== access.userId)
+    throw errors.forbidden('NOT_DOCUMENT_OWNER', 'Only the owner of this document can change it');
+  // The write re-checks what was decided here, so a concurrent change cannot slip past it.
+  const guard: Filter = { _id: id, isDeleted: false };
+  if (def.rls.enabled) guard[def.rls.ownerField] = doc[def.rls.ownerField] ?? null;
+  return { doc, coll, guard };
+}
+
+/** PUT and PATCH: `$set` of the body's paths (dot-notation reaches nested fields); the owner field never changes. */
+export async function updateDocument(
+  deps: DataDeps,
+  caller: Caller,
+  name: string,
+  rawId: string,
+  body: unknown,
+): Promise<Record<string, unknown>> {
+  const def = await requireCollection(deps, caller.projectId, name);
+  const access = await writeAccess(deps, caller, def);
+  const set = sanitizeUpdate(body);
+  const { doc, coll, guard } = await loadWritable(deps, caller, def, access, rawId);
+
+  if (def.rls.enabled) {
+    const owner = def.rls.ownerField;
+    for (const path of Object.keys(set)) {
+      if (path !== owner && !path.startsWith(`${owner}.`)) continue;
+      // Re-sending the current owner unchanged is harmless (a client saving back what it read).
+      if (path === owner && typeof set[path] === 'string' && set[path] === doc[owner]) {
+        delete set[path];
+        continue;
+      }
+      throw errors.forbidden('OWNER_FIELD_IMMUTABLE', 'Owner field immutable');
+    }
+  }
+
+  const merged = validateDocument(def.schema, applySet(doc, set));
+  const coerced: Record<string, unknown> = {};
+  for (const path of Object.keys(set)) coerced[path] = getPath(merged, path);
+  coerced.updatedAt = (deps.now ?? (() => new Date()))();
+  const event = createEvent('document.updated', caller.projectId, { collection: name, documentId: doc._id.toHexString() }, { requestId: caller.requestId });
+  const updated = await coll.update(guard, coerced, [event]);
+  if (!updated) throw documentNotFound();
+  deps.outbox.afterWrite(caller.projectId, name, doc._id);
+  return documentView(updated);
+}

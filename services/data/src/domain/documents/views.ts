@@ -1,0 +1,29 @@
+import { ObjectId } from 'mongodb';
+import { INTERNAL_FIELDS } from '../collections/collection';
+
+function toJson(v: unknown): unknown {
+  if (v instanceof Date) return v.toISOString();
+  if (v instanceof ObjectId) return v.toHexString();
+  if (Array.isArray(v)) return v.map(toJson);
+  if (typeof v === 'object' && v !== null) {
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v)) out[k] = toJson(x);
+    return out;
+  }
+  return v;
+}
+
+/** A document as clients see it: `_id` 24-hex, dates ISO strings, `deletedAt` null when active. */
+export function documentView(doc: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(doc)) if (!INTERNAL_FIELDS.has(k)) out[k] = toJson(v);
+  if (!('deletedAt' in out)) out.deletedAt = null;
+  return out;
+}
+
+/** Aggregation rows: same conversions, whatever shape the pipeline produced. */
+export function rowView(row: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(row)) if (!INTERNAL_FIELDS.has(k)) out[k] = toJson(v);
+  return out;
+}
