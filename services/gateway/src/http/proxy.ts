@@ -67,6 +67,10 @@ export function createServiceProxy(service: ServiceName, target: string, logger:
   return (req, res, next) => {
     // Mounted behind our own router, so restore the full path the service routes on.
     req.url = req.originalUrl;
+    // This server already answered `100 Continue`. Passed on, the header would make the upstream
+    // request flush its headers at once, before proxyReq could add the assertion and strip the
+    // key (curl sends it for every body over 1 MB, so large uploads failed with 401).
+    delete req.headers.expect;
     return proxy(req, res, next);
   };
 }
