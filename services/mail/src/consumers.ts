@@ -1,10 +1,26 @@
-import { idempotent, type ConsumerHandle, type JetStreamBus, type ProcessedEvents } from '@baas/common';
+import { idempotent, type ConsumerHandle, type EventEnvelope, type JetStreamBus, type ProcessedEvents } from '@baas/common';
 import type { MailDeps } from './domain/deps';
 import { sendSystemMail, type SystemMailEvent } from './domain/mail/send-system-mail';
 import { purgeProject } from './domain/projects/purge-project';
 
 export const SYSTEM_MAIL_DURABLE = 'mail-auth-emails';
 export const PROJECT_DELETED_DURABLE = 'mail-project-deleted';
+
+const isSystemMailEvent = (e: EventEnvelope): e is SystemMailEvent =>
+  e.type === 'auth.verification_requested' || e.type === 'auth.password_reset_requested';
+
+/** Verification and password-reset mails; one mail per event id, however often it is delivered. */
+export function systemMailHandler(deps: MailDeps, processed: ProcessedEvents) {
+  return idempotent(processed, SYSTEM_MAIL_DURABLE, async (event: EventEnvelope) => {
+    if (isSystemMailEvent(event)) await sendSystemMail(deps, event);
+  });
+}
+
+export function projectDeletedHandler(deps: MailDeps, processed: ProcessedEvents) {
+  return idempotent(processed, PROJECT_DELETED_DURABLE, async (event: EventEnvelope) => {
+    if (event.type === 'project.deleted') await purgeProject(deps, event.projectId);
+  });
+}
 
 /** The event entry points; they call the same use cases as the HTTP routes. */
 export async function startConsumers(bus: JetStreamBus, deps: MailDeps, processed: ProcessedEvents): Promise<ConsumerHandle[]> {
@@ -14,17 +30,12 @@ export async function startConsumers(bus: JetStreamBus, deps: MailDeps, processe
     // SMTP retries happen inside one delivery; the bus then backs off between deliveries.
     ackWaitMs: 60_000,
     concurrency: 8,
-    handler: idempotent(processed, SYSTEM_MAIL_DURABLE, async (event) => {
-      if (event.type !== 'auth.verification_requested' && event.type !== 'auth.password_reset_requested') return;
-      await sendSystemMail(deps, event as SystemMailEvent);
-    }),
+    handler: systemMailHandler(deps, processed),
   });
   const projectDeleted = await bus.consume({
     durable: PROJECT_DELETED_DURABLE,
     types: ['project.deleted'],
-    handler: idempotent(processed, PROJECT_DELETED_DURABLE, async (event) => {
-      await purgeProject(deps, event.projectId);
-    }),
+    handler: projectDeletedHandler(deps, processed),
   });
   return [systemMails, projectDeleted];
 }

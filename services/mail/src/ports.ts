@@ -38,12 +38,18 @@ export interface MessageRepository {
   deleteAllOfProject(projectId: ProjectId): Promise<void>;
 }
 
+/** One unit of use held in a bucket, and the bucket's count once it was taken. */
+export interface UsageSlot {
+  slot: number;
+  count: number;
+}
+
 /** Per-project counters in buckets (a month, a day, a recipient-hour). */
 export interface UsageCounter {
-  /** Counts one more when the bucket is below limit: the new count, or null when at the limit. */
-  tryIncrement(projectId: ProjectId, bucket: string, limit: number): Promise<number | null>;
-  /** Gives one back (a message that was not sent). */
-  release(projectId: ProjectId, bucket: string): Promise<void>;
+  /** Takes one unit when the bucket is below limit, or answers null when it is at the limit. */
+  tryIncrement(projectId: ProjectId, bucket: string, limit: number): Promise<UsageSlot | null>;
+  /** Gives a unit back (a message that was not sent). */
+  release(projectId: ProjectId, bucket: string, slot: number): Promise<void>;
   current(projectId: ProjectId, bucket: string): Promise<number>;
   deleteAllOfProject(projectId: ProjectId): Promise<void>;
 }

@@ -97,17 +97,17 @@ export async function sendApiMail(deps: MailDeps, ctx: SendContext, input: SendM
       ...(chosen.templateKey !== undefined ? { templateKey: chosen.templateKey } : {}),
     });
   } catch (e) {
-    await deps.usage.release(ctx.projectId, bucket);
+    await deps.usage.release(ctx.projectId, bucket, usage.slot);
     throw e;
   }
   if (!result.ok) {
     // Nothing left our hands, so nothing counts against the month.
-    await deps.usage.release(ctx.projectId, bucket);
+    await deps.usage.release(ctx.projectId, bucket, usage.slot);
     if (result.error.recipientRejected)
       throw errors.badRequest('RECIPIENT_REJECTED', `The mail server refused the recipient: ${result.error.message}`);
     throw new AppError(502, 'MAIL_DELIVERY_FAILED', result.error.permanent
       ? `The mail server refused the message: ${result.error.message}`
       : 'The mail server could not be reached; the message was not sent');
   }
-  return { id: result.id, provider: deps.mailer.provider, monthlyUsage: usage, monthlyLimit: limit };
+  return { id: result.id, provider: deps.mailer.provider, monthlyUsage: usage.count, monthlyLimit: limit };
 }

@@ -59,17 +59,17 @@ export async function sendSystemMail(deps: MailDeps, event: SystemMailEvent): Pr
   const now = deps.now();
   const day = systemDayBucket(now);
   const hour = recipientHourBucket(now, data.email);
-  const dayCount = await deps.usage.tryIncrement(projectId, day, deps.limits.systemDaily);
-  const hourCount = dayCount === null ? null : await deps.usage.tryIncrement(projectId, hour, deps.limits.systemRecipientHourly);
-  if (dayCount === null || hourCount === null) {
-    if (dayCount !== null) await deps.usage.release(projectId, day);
-    log.warn({ cap: dayCount === null ? 'project-daily' : 'recipient-hourly' }, 'system mail cap reached; dropped');
+  const daySlot = await deps.usage.tryIncrement(projectId, day, deps.limits.systemDaily);
+  const hourSlot = daySlot === null ? null : await deps.usage.tryIncrement(projectId, hour, deps.limits.systemRecipientHourly);
+  if (daySlot === null || hourSlot === null) {
+    if (daySlot !== null) await deps.usage.release(projectId, day, daySlot.slot);
+    log.warn({ cap: daySlot === null ? 'project-daily' : 'recipient-hourly' }, 'system mail cap reached; dropped');
     return 'dropped';
   }
 
   const release = async () => {
-    await deps.usage.release(projectId, day);
-    await deps.usage.release(projectId, hour);
+    await deps.usage.release(projectId, day, daySlot.slot);
+    await deps.usage.release(projectId, hour, hourSlot.slot);
   };
   let result;
   try {
