@@ -148,3 +148,17 @@ export function refreshCookie(headers: Headers): string | undefined {
   }
   return undefined;
 }
+
+/** Polls until the check passes (for effects of the asynchronous outbox relay). */
+export async function eventually(check: () => Promise<void> | void, timeoutMs = 3000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      await check();
+      return;
+    } catch (e) {
+      if (Date.now() > end) throw e;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+}
