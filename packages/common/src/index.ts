@@ -18,3 +18,4 @@ export * from './events/idempotency';
 export * from './validation';
 export * from './user-tokens';
 export * from './janitor';
+export * from './mongo-lock';
