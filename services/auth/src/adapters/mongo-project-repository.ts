@@ -86,9 +86,10 @@ export class MongoProjectRepository implements ProjectRepository {
     const $set: Record<string, unknown> = { updatedAt: new Date() };
     if (changes.name !== undefined) $set.name = changes.name;
     if (changes.settings !== undefined) $set.settings = changes.settings;
+    // No projection here: FerretDB does not implement findAndModify's `fields`; toProject drops
+    // the outbox bookkeeping anyway.
     const d = await this.coll.findOneAndUpdate({ _id: new ObjectId(id), ...LIVE }, pushEvents({ $set }, events), {
       returnDocument: 'after',
-      projection: HIDE_OUTBOX,
     });
     return d ? toProject(d) : null;
   }
