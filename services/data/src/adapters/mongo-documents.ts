@@ -18,6 +18,11 @@ const UNIQUE_PREFIX = 'uniq_';
 const MAX_TIME_EXPIRED = 50;
 const NOT_IMPLEMENTED = 238;
 
+/** MongoDB says 11000; FerretDB reports a unique violation on update as InternalError (code 1). */
+function isDuplicate(e: unknown): boolean {
+  return isDuplicateKeyError(e) || ((e as { code?: number }).code === 1 && /UNIQUE constraint failed/.test((e as Error).message));
+}
+
 function valueAt(doc: Record<string, unknown>, path: string): unknown {
   if (path in doc) return doc[path];
   let cur: unknown = doc;
@@ -74,7 +79,7 @@ class MongoDocumentCollection implements DocumentCollection {
     try {
       await this.coll.insertOne(withEvents(doc, events));
     } catch (e) {
-      if (isDuplicateKeyError(e)) throw await duplicateValue(this.coll, e, doc, doc._id);
+      if (isDuplicate(e)) throw await duplicateValue(this.coll, e, doc, doc._id);
       throw writeError(e);
     }
     return doc;
@@ -116,7 +121,7 @@ class MongoDocumentCollection implements DocumentCollection {
         returnDocument: 'after',
       })) as StoredDoc | null;
     } catch (e) {
-      if (isDuplicateKeyError(e)) throw await duplicateValue(this.coll, e, set, filter._id);
+      if (isDuplicate(e)) throw await duplicateValue(this.coll, e, set, filter._id);
       throw writeError(e);
     }
   }
@@ -168,7 +173,7 @@ class MongoProjectDocuments implements ProjectDocuments {
         await coll.createIndex({ [path]: 1 }, { name, unique: true, sparse: true });
       } catch (e) {
         const code = (e as { code?: number }).code;
-        if (isDuplicateKeyError(e) || code === 1 || /UNIQUE|duplicate/i.test((e as Error).message))
+        if (isDuplicate(e) || code === 1 || /UNIQUE|duplicate/i.test((e as Error).message))
           throw errors.duplicateValue(`Existing documents have duplicate values of '${path}'`, [{ path, message: 'must be unique' }]);
         throw e;
       }

@@ -24,7 +24,7 @@ export async function insertDocument(deps: DataDeps, caller: Caller, name: strin
   }
   const valid = validateDocument(def.schema, fields);
   const now = (deps.now ?? (() => new Date()))();
-  const doc: StoredDoc = { ...valid, _id: new ObjectId(), isDeleted: false, deletedAt: null, createdAt: now, updatedAt: now };
+  const doc: StoredDoc = { _id: new ObjectId(), ...valid, isDeleted: false, deletedAt: null, createdAt: now, updatedAt: now };
 
   if (!(await deps.quota.reserve(caller.projectId, caller.documentQuota)))
     throw errors.quotaExceeded(`Document quota of ${caller.documentQuota} reached for this project`);
