@@ -102,6 +102,11 @@ export function createServiceApp(opts: ServiceAppOptions): ServiceApp {
     pinoHttp({
       logger: opts.logger,
       genReqId: (req) => (req as unknown as { id: string }).id,
+      // Compact lines: headers (keys, tokens, cookies) never reach the log at all.
+      serializers: {
+        req: (req: { id: string; method: string; url: string }) => ({ id: req.id, method: req.method, url: req.url.split('?')[0] }),
+        res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
+      },
       customLogLevel: (_req, res, err) =>
         err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'info' : 'debug',
     }),
