@@ -8,8 +8,23 @@ interface BodyParserError {
 }
 
 /** Maps anything thrown to the contract's error body. Unknown errors are logged and opaque. */
+/** Driver errors that mean "the database is unreachable right now", not "the code is wrong". */
+const UNAVAILABLE_ERRORS = new Set([
+  'MongoServerSelectionError',
+  'MongoNetworkError',
+  'MongoNetworkTimeoutError',
+  'MongoPoolClearedError',
+  'MongoTopologyClosedError',
+  'MongoNotConnectedError',
+]);
+
 export function toAppError(err: unknown): AppError | undefined {
   if (err instanceof AppError) return err;
+  const name = (err as { name?: string } | null)?.name;
+  if (name && UNAVAILABLE_ERRORS.has(name)) {
+    const e = errors.serviceUnavailable('A dependency is unavailable, please retry');
+    return new AppError(e.status, e.code, e.message, undefined, { 'Retry-After': '1' });
+  }
   const bp = err as BodyParserError | undefined;
   switch (bp?.type ?? '') {
     case 'entity.parse.failed':
