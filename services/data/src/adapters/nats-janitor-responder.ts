@@ -8,8 +8,9 @@ export function answerPurgeTrash(
   nc: NatsConnection,
   logger: Logger,
   purge: (olderThan: Date, batchSize: number) => Promise<JanitorReply>,
+  subject: string = JANITOR_SUBJECTS.purgeTrash,
 ): { close: () => Promise<void> } {
-  const sub = nc.subscribe(JANITOR_SUBJECTS.purgeTrash, { queue: JANITOR_QUEUE });
+  const sub = nc.subscribe(subject, { queue: JANITOR_QUEUE });
   const done = (async () => {
     for await (const m of sub) {
       let reply: JanitorReply;
