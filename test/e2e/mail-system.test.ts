@@ -37,7 +37,7 @@ describe('system mails', () => {
     expect(m.From.Address).toBe('no-reply@baas.local');
     expect(m.To).toEqual([{ Name: '', Address: to }]);
     // The same event again (a redelivery, or a re-publish past the dedupe window) sends nothing more.
-    await nc.publish(`baas.events.auth.verification_requested`, JSON.stringify(event));
+    nc.publish('baas.events.auth.verification_requested', JSON.stringify(event));
     expect(await mailpit.countAfter(to, 1000)).toBe(1);
   });
 

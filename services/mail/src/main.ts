@@ -20,6 +20,7 @@ import { MongoMessageRepository, objectIdGenerator } from './adapters/mongo-mess
 import { MongoUsageCounter } from './adapters/mongo-usage-counter';
 import { SmtpMailer } from './adapters/smtp-mailer';
 import type { MailDeps } from './domain/deps';
+import { sweepUsage } from './domain/usage/sweep-usage';
 
 async function main(): Promise<void> {
   const config = loadMailConfig();
@@ -33,10 +34,9 @@ async function main(): Promise<void> {
 
   const templates = new MongoTemplateRepository(db);
   const usage = new MongoUsageCounter(db);
-  let relay: OutboxRelay | undefined;
-  const messages = new MongoMessageRepository(db, (id) => void relay?.relayOne(db.collection('messages'), id));
+  const relay = new OutboxRelay({ collections: () => [db.collection('messages')], publisher: bus, logger });
+  const messages = new MongoMessageRepository(db, (id) => void relay.relayOne(db.collection('messages'), id));
   await Promise.all([templates.ensureIndexes(), usage.ensureIndexes(), messages.ensureIndexes()]);
-  relay = new OutboxRelay({ collections: () => [db.collection('messages')], publisher: bus, logger });
   relay.start();
 
   const mailer = new SmtpMailer({
@@ -67,6 +67,10 @@ async function main(): Promise<void> {
     sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
   };
   const consumers = await startConsumers(bus, deps, new MongoProcessedEvents(db));
+  const sweep = () => void sweepUsage(deps).catch((err: unknown) => logger.warn({ err }, 'usage sweep failed'));
+  const sweepTimer = setInterval(sweep, 60 * 60 * 1000);
+  sweepTimer.unref();
+  sweep();
 
   const serviceApp = createApp({
     logger,
@@ -82,9 +86,10 @@ async function main(): Promise<void> {
     serviceApp,
     graceSeconds: config.SHUTDOWN_GRACE_SECONDS,
     closers: [
+      { name: 'sweep', close: () => Promise.resolve(clearInterval(sweepTimer)) },
       { name: 'consumers', close: async () => void (await Promise.all(consumers.map((c) => c.stop()))) },
       { name: 'outbox', close: () => relay.stop() },
-      { name: 'smtp', close: async () => mailer.close() },
+      { name: 'smtp', close: () => Promise.resolve(mailer.close()) },
       { name: 'nats', close: () => nc.drain() },
       { name: 'mongo', close: () => mongo.close() },
       { name: 'telemetry', close: () => telemetry.shutdown() },

@@ -52,6 +52,8 @@ export interface UsageCounter {
   release(projectId: ProjectId, bucket: string, slot: number): Promise<void>;
   current(projectId: ProjectId, bucket: string): Promise<number>;
   deleteAllOfProject(projectId: ProjectId): Promise<void>;
+  /** Retention across all projects (a maintenance sweep, not a tenant operation). */
+  deleteClaimedBefore(bucketPrefix: string, before: Date): Promise<number>;
 }
 
 export interface OutgoingMail {

@@ -68,4 +68,10 @@ export class MongoUsageCounter implements UsageCounter {
   async deleteAllOfProject(projectId: ProjectId): Promise<void> {
     await this.coll.deleteMany({ projectId });
   }
+
+  async deleteClaimedBefore(bucketPrefix: string, before: Date): Promise<number> {
+    const escaped = bucketPrefix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    const r = await this.coll.deleteMany({ bucket: { $regex: `^${escaped}` }, at: { $lt: before } });
+    return r.deletedCount;
+  }
 }

@@ -3,6 +3,7 @@ import { requireInfra } from '../../../../test/support/infra';
 import { assertionKey, signAssertion } from '@baas/common';
 import { SECRET, call, newProjectId, sendAs, startHarness, waitUntil, type Harness } from '../support/harness';
 import { uniqueAddress } from '../support/mailpit';
+import { sweepUsage } from '../../src/domain/usage/sweep-usage';
 
 let h: Harness;
 beforeAll(async () => {
@@ -146,5 +147,21 @@ describe('monthly limit', () => {
     const r = await call(h, 'GET', `/api/admin/projects/${p}/mail/usage`, undefined, { projectId: p, admin: true, mailMonthly: 7 });
     expect(r.status).toBe(200);
     expect(r.body).toEqual({ month: new Date().toISOString().slice(0, 7), monthlyUsage: 1, monthlyLimit: 7 });
+  });
+});
+
+describe('usage retention', () => {
+  it('sweeps month slots older than 62 days and system slots older than 2 days, and keeps current ones', async () => {
+    const p = newProjectId();
+    const old = new Date(Date.now() - 70 * 24 * 3600_000);
+    await h.db.collection('usage').insertMany([
+      { _id: `${p}:month:2000-01:1` as never, projectId: p, bucket: 'month:2000-01', n: 1, at: old },
+      { _id: `${p}:system-day:2000-01-01:1` as never, projectId: p, bucket: 'system-day:2000-01-01', n: 1, at: old },
+    ]);
+    await sendAs(h, p, { to: uniqueAddress(), subject: 's', text: 't' });
+    await sweepUsage(h.deps);
+    expect(await h.db.collection('usage').find({ projectId: p }).map((d) => d.bucket as string).toArray()).toEqual([
+      `month:${new Date().toISOString().slice(0, 7)}`,
+    ]);
   });
 });

@@ -1,4 +1,4 @@
-import { createEvent, type EventEnvelope } from '@baas/common';
+import { createEvent } from '@baas/common';
 import { requireInfra } from '../../../../test/support/infra';
 import { call, newProjectId, sendAs, startHarness, type Harness } from '../support/harness';
 import { uniqueAddress } from '../support/mailpit';
@@ -17,7 +17,7 @@ const verification = (projectId: ReturnType<typeof newProjectId>, email: string,
     email,
     code,
     expiresAt: new Date(Date.now() + 3600_000).toISOString(),
-  }) as EventEnvelope;
+  });
 
 describe('system mails from auth events', () => {
   it('sends the verification code with the built-in template, once per event id', async () => {
@@ -44,7 +44,7 @@ describe('system mails from auth events', () => {
     expect(put.status).toBe(201);
     const to = uniqueAddress('reset');
     await systemMailHandler(h.deps, h.processed)(
-      createEvent('auth.password_reset_requested', p, { userId: 'u', email: to, code: '777111', expiresAt: new Date().toISOString() }) as EventEnvelope,
+      createEvent('auth.password_reset_requested', p, { userId: 'u', email: to, code: '777111', expiresAt: new Date().toISOString() }),
     );
     const m = await h.mailpit.waitFor(to);
     expect(m.Subject).toBe('Custom reset');
@@ -95,7 +95,7 @@ describe('project.deleted', () => {
       await call(h, 'PUT', `/api/admin/projects/${id}/mail/templates/t`, { subject: 's', text: 't' }, { projectId: id, admin: true });
       await sendAs(h, id, { to: uniqueAddress(), subject: 's', text: 't' });
     }
-    await projectDeletedHandler(h.deps, h.processed)(createEvent('project.deleted', p, {}) as EventEnvelope);
+    await projectDeletedHandler(h.deps, h.processed)(createEvent('project.deleted', p, {}));
     await h.relay.flush();
     expect(await h.db.collection('templates').countDocuments({ owner: p })).toBe(0);
     expect(await h.db.collection('usage').countDocuments({ projectId: p })).toBe(0);

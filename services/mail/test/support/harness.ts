@@ -59,10 +59,9 @@ export async function startHarness(overrides: Partial<MailDeps> & { mailer?: Mai
 
   const templates = new MongoTemplateRepository(db);
   const usage = new MongoUsageCounter(db);
-  let relay: OutboxRelay | undefined;
-  const messages = new MongoMessageRepository(db, (id) => void relay?.relayOne(db.collection('messages'), id));
+  const relay = new OutboxRelay({ collections: () => [db.collection('messages')], publisher: bus, logger, intervalMs: 200 });
+  const messages = new MongoMessageRepository(db, (id) => void relay.relayOne(db.collection('messages'), id));
   await Promise.all([templates.ensureIndexes(), usage.ensureIndexes(), messages.ensureIndexes()]);
-  relay = new OutboxRelay({ collections: () => [db.collection('messages')], publisher: bus, logger, intervalMs: 200 });
   relay.start();
   const mailer = new SmtpMailer({ host: infra.smtpHost, port: infra.smtpPort, secure: false, maxConnections: 3, from: FROM });
   const deps: MailDeps = {
@@ -82,13 +81,12 @@ export async function startHarness(overrides: Partial<MailDeps> & { mailer?: Mai
   const server = http.createServer(svc.app);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const { port } = server.address() as AddressInfo;
-  const activeRelay = relay;
   return {
     mongo,
     db,
     nc,
     bus,
-    relay: activeRelay,
+    relay,
     deps,
     mailer,
     processed: new MongoProcessedEvents(db),
@@ -98,7 +96,7 @@ export async function startHarness(overrides: Partial<MailDeps> & { mailer?: Mai
     close: async () => {
       await new Promise<void>((r) => server.close(() => r()));
       server.closeAllConnections();
-      await activeRelay.stop();
+      await relay.stop();
       mailer.close();
       sub.unsubscribe();
       await db.dropDatabase().catch(() => undefined);

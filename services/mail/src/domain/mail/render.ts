@@ -55,6 +55,8 @@ export function assertMustacheParses(template: string, path: string): void {
 
 /** CR, LF and the Unicode line separators can never reach a header. */
 export function singleLine(value: string): string {
+  // Control characters are exactly what this must match.
+  // eslint-disable-next-line no-control-regex
   return value.replace(/[\r\n\u0085\u2028\u2029\u000b\u000c]+/g, ' ').replace(/[\u0000-\u0008\u000e-\u001f\u007f]/g, '');
 }
 

@@ -20,6 +20,7 @@ function normalisedScheme(value: string): string {
     .replace(/&colon;/gi, ':')
     .replace(/&(tab|newline);/gi, '');
   // Browsers ignore control characters and whitespace inside a scheme.
+  // eslint-disable-next-line no-control-regex
   return decoded.replace(/[\u0000-\u0020\u007f-\u009f\u00ad\u200b-\u200f\u2028\u2029\ufeff]/g, '').toLowerCase();
 }
 
