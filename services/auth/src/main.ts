@@ -60,7 +60,7 @@ async function main(): Promise<void> {
   const janitor = respondToJanitor(
     nc,
     JANITOR_SUBJECTS.purgeExpiredSessions,
-    (cmd) => purgeExpired({ users: auth.users, sessions: auth.sessions, clock: () => new Date() }, cmd),
+    (cmd) => purgeExpired({ users: auth.users, sessions: auth.sessions, claims: auth.claims, clock: () => new Date() }, cmd),
     logger,
   );
 

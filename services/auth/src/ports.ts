@@ -82,16 +82,8 @@ export interface UserRepository {
     events: EventEnvelope[],
     notIssuedAfter: Date,
   ): Promise<boolean>;
-  /** Counts one attempt against the user's live code, atomically; null when none is left. */
-  reserveCodeAttempt(
-    projectId: ProjectId,
-    userId: string,
-    purpose: CodePurpose,
-    maxAttempts: number,
-    now: Date,
-  ): Promise<StoredCode | null>;
   findByCodeToken(projectId: ProjectId, purpose: CodePurpose, tokenHash: string, now: Date): Promise<User | null>;
-  /** Removes the code (single use) and applies its effects in one write; null when it was gone. */
+  /** Removes the code and applies its effects in one write (single use is enforced by CodeClaims). */
   consumeCode(
     projectId: ProjectId,
     userId: string,
@@ -136,13 +128,32 @@ export interface SessionRepository {
   revokeFamily(projectId: ProjectId, familyId: string, reason: string, at: Date): Promise<void>;
   revokeUserFamilies(projectId: ProjectId, userId: string, reason: string, at: Date, exceptFamilyId?: string): Promise<number>;
   insertToken(token: StoredRefreshToken): Promise<void>;
-  /** Creates the token unless it exists (racing refreshes all write the same successor). */
-  ensureToken(token: StoredRefreshToken): Promise<void>;
+  /**
+   * Inserts the token unless one with its hash exists: true for the one caller that created it.
+   * A unique-key insert is the only write FerretDB makes atomic under concurrency (its
+   * conditional updates are read-modify-write), so rotation claims a parent by inserting its
+   * deterministic successor.
+   */
+  insertTokenIfAbsent(token: StoredRefreshToken): Promise<boolean>;
   findToken(projectId: ProjectId, hash: string): Promise<StoredRefreshToken | null>;
-  /** Marks an unused token used, atomically; false when it had been used already. */
-  claimToken(projectId: ProjectId, hash: string, childHash: string, at: Date): Promise<boolean>;
+  /** Informational: when and into what the token was rotated (decisions use the successor's existence). */
+  markUsed(projectId: ProjectId, hash: string, childHash: string, at: Date): Promise<void>;
   deleteProject(projectId: ProjectId): Promise<void>;
   deleteUser(projectId: ProjectId, userId: string): Promise<void>;
+  purgeExpired(cutoff: Date, limit: number): Promise<number>;
+}
+
+/**
+ * Race-free counters for one-time codes, built from unique-key inserts (see insertTokenIfAbsent):
+ * attempt n of a code is a document `<codeId>:n`, its use a document `<codeId>:used`.
+ */
+export interface CodeClaims {
+  /** Takes one of the code's `max` attempts; false when all are taken. */
+  reserveAttempt(projectId: ProjectId, codeId: string, max: number, expiresAt: Date): Promise<boolean>;
+  exhausted(codeId: string, max: number): Promise<boolean>;
+  /** True for exactly one caller per code. */
+  claimUse(projectId: ProjectId, codeId: string, expiresAt: Date): Promise<boolean>;
+  deleteProject(projectId: ProjectId): Promise<void>;
   purgeExpired(cutoff: Date, limit: number): Promise<number>;
 }
 

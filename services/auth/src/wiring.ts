@@ -11,6 +11,7 @@ import { MongoSessionRepository } from './adapters/mongo-session-repository';
 import { MongoSigningKeyRepository } from './adapters/mongo-signing-key-repository';
 import { MongoUsersSchemaRepository } from './adapters/mongo-users-schema-repository';
 import { Argon2Hasher } from './adapters/argon2-hasher';
+import { MongoCodeClaims } from './adapters/mongo-code-claims';
 
 type AuthSettings = Pick<
   AuthConfig,
@@ -36,6 +37,7 @@ export interface AuthWiring {
   users: MongoUserRepository;
   sessions: MongoSessionRepository;
   schemas: MongoUsersSchemaRepository;
+  claims: MongoCodeClaims;
   /** Collections whose documents may carry outbox events. */
   outboxCollections: Collection[];
 }
@@ -52,6 +54,8 @@ export async function wireAuth(
   const users = new MongoUserRepository(db, afterEventWrite);
   const sessions = new MongoSessionRepository(db);
   const schemas = new MongoUsersSchemaRepository(db);
+  const claims = new MongoCodeClaims(db);
+  await claims.ensureIndexes();
   await users.ensureIndexes();
   await sessions.ensureIndexes();
   const keys = new KeyStore(new MongoSigningKeyRepository(db), secrets.signingKeyWrap, logger, clock);
@@ -65,6 +69,7 @@ export async function wireAuth(
     users,
     sessions,
     schemas,
+    claims,
     hasher,
     keys,
     verifier: createAccessTokenVerifier(keys.verificationKey, config.ACCESS_TOKEN_TTL_SECONDS),
@@ -85,5 +90,5 @@ export async function wireAuth(
       codeResendIntervalSeconds: config.CODE_RESEND_INTERVAL_SECONDS,
     },
   };
-  return { deps, users, sessions, schemas, outboxCollections: [users.coll as unknown as Collection] };
+  return { deps, users, sessions, schemas, claims, outboxCollections: [users.coll as unknown as Collection] };
 }

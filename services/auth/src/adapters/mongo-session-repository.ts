@@ -53,7 +53,8 @@ function toToken(d: TokenDoc): StoredRefreshToken {
 
 /**
  * Refresh sessions: a family per login (revocation is one write on it) and one document per
- * refresh token. Rotation is a conditional single-document update, atomic on FerretDB and MongoDB.
+ * refresh token, keyed by its hash. Rotation relies only on unique-key inserts (atomic on
+ * FerretDB and MongoDB alike); revocation is an idempotent $set, so racing writers agree.
  */
 export class MongoSessionRepository implements SessionRepository {
   readonly families: Collection<FamilyDoc>;
@@ -116,24 +117,13 @@ export class MongoSessionRepository implements SessionRepository {
     });
   }
 
-  async ensureToken(t: StoredRefreshToken): Promise<void> {
+  async insertTokenIfAbsent(t: StoredRefreshToken): Promise<boolean> {
     try {
-      await this.tokens.updateOne(
-        { _id: t.hash },
-        {
-          $setOnInsert: {
-            projectId: t.projectId,
-            userId: t.userId,
-            familyId: t.familyId,
-            issuedAt: t.issuedAt,
-            expiresAt: t.expiresAt,
-          },
-        },
-        { upsert: true },
-      );
+      await this.insertToken(t);
+      return true;
     } catch (e) {
-      // Two racing upserts of the same _id: the other one created it, which is all we wanted.
-      if (!isDuplicateKeyError(e)) throw e;
+      if (isDuplicateKeyError(e)) return false;
+      throw e;
     }
   }
 
@@ -142,12 +132,8 @@ export class MongoSessionRepository implements SessionRepository {
     return d ? toToken(d) : null;
   }
 
-  async claimToken(projectId: ProjectId, hash: string, childHash: string, at: Date): Promise<boolean> {
-    const r = await this.tokens.updateOne(
-      { _id: hash, projectId, usedAt: { $exists: false } },
-      { $set: { usedAt: at, childHash } },
-    );
-    return r.modifiedCount === 1;
+  async markUsed(projectId: ProjectId, hash: string, childHash: string, at: Date): Promise<void> {
+    await this.tokens.updateOne({ _id: hash, projectId, usedAt: { $exists: false } }, { $set: { usedAt: at, childHash } });
   }
 
   async deleteProject(projectId: ProjectId): Promise<void> {

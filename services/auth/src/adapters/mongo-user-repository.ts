@@ -127,9 +127,9 @@ export class MongoUserRepository implements UserRepository {
     const update: Document = { $set: { updatedAt: new Date() } };
     for (const [k, v] of Object.entries(set)) (update.$set as Document)[`profile.${k}`] = v;
     if (unset.length > 0) update.$unset = Object.fromEntries(unset.map((k) => [`profile.${k}`, '']));
+    // No projection on findAndModify: FerretDB does not implement it (toUser picks the fields).
     const d = await this.coll.findOneAndUpdate({ _id, projectId, ...LIVE }, pushEvents(update, events), {
       returnDocument: 'after',
-      projection: PROJECTION,
     });
     if (d) this.written(_id, events);
     return d ? toUser(d) : null;
@@ -176,24 +176,6 @@ export class MongoUserRepository implements UserRepository {
     return r.matchedCount === 1;
   }
 
-  async reserveCodeAttempt(
-    projectId: ProjectId,
-    userId: string,
-    purpose: CodePurpose,
-    maxAttempts: number,
-    now: Date,
-  ): Promise<StoredCode | null> {
-    const _id = oid(userId);
-    if (!_id) return null;
-    const field = `codes.${purpose}`;
-    const d = await this.coll.findOneAndUpdate(
-      { _id, projectId, [`${field}.attempts`]: { $lt: maxAttempts }, [`${field}.expiresAt`]: { $gt: now } },
-      { $inc: { [`${field}.attempts`]: 1 } },
-      { returnDocument: 'after', projection: { codes: 1 } },
-    );
-    return d?.codes?.[purpose] ?? null;
-  }
-
   async findByCodeToken(projectId: ProjectId, purpose: CodePurpose, tokenHash: string, now: Date): Promise<User | null> {
     const field = `codes.${purpose}`;
     const d = await this.coll.findOne(
@@ -224,7 +206,7 @@ export class MongoUserRepository implements UserRepository {
     const d = await this.coll.findOneAndUpdate(
       { _id, projectId, [`${field}.tokenHash`]: tokenHash, [`${field}.expiresAt`]: { $gt: now } },
       pushEvents({ $set, $unset: { [field]: '' } }, events),
-      { returnDocument: 'after', projection: PROJECTION },
+      { returnDocument: 'after' },
     );
     if (d) this.written(_id, events);
     return d ? toUser(d) : null;

@@ -1,5 +1,5 @@
 import type { AccessTokenVerifier } from '@baas/common';
-import type { PasswordHasher, SessionRepository, UserRepository, UsersSchemaRepository } from '../ports';
+import type { CodeClaims, PasswordHasher, SessionRepository, UserRepository, UsersSchemaRepository } from '../ports';
 import type { AuthKeys } from './crypto/secrets';
 import type { KeyStore } from './keys/key-store';
 
@@ -20,6 +20,7 @@ export interface AuthDeps {
   users: UserRepository;
   sessions: SessionRepository;
   schemas: UsersSchemaRepository;
+  claims: CodeClaims;
   hasher: PasswordHasher;
   keys: KeyStore;
   verifier: AccessTokenVerifier;

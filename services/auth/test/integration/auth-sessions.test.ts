@@ -199,7 +199,7 @@ describe('janitor purge', () => {
     for (let i = 0; i < 3; i++) await signup(p);
     const { purgeExpired } = await import('../../src/domain/maintenance/purge-expired');
     const later = new Date(Date.now() + (h.config.REFRESH_FAMILY_MAX_SECONDS + 10) * 1000);
-    const deps = { users: h.wiring.users, sessions: h.wiring.sessions, clock: () => later };
+    const deps = { users: h.wiring.users, sessions: h.wiring.sessions, claims: h.wiring.claims, clock: () => later };
     const first = await purgeExpired(deps, { olderThan: later.toISOString(), batchSize: 2 });
     expect(first).toEqual({ ok: true, processed: 2, more: true });
     // Other tests' data in this database expires too: loop as the janitor does until no more.
@@ -218,7 +218,7 @@ describe('janitor purge', () => {
     const u = await signup(p);
     const { purgeExpired } = await import('../../src/domain/maintenance/purge-expired');
     const future = new Date(Date.now() + 365 * 24 * 3600 * 1000).toISOString();
-    await purgeExpired({ users: h.wiring.users, sessions: h.wiring.sessions, clock: () => new Date() }, { olderThan: future, batchSize: 1000 });
+    await purgeExpired({ users: h.wiring.users, sessions: h.wiring.sessions, claims: h.wiring.claims, clock: () => new Date() }, { olderThan: future, batchSize: 1000 });
     expect((await refresh(p, u.refresh)).status).toBe(200);
   });
 });

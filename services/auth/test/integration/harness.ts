@@ -61,7 +61,7 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
     CODE_RESEND_INTERVAL_SECONDS: '0',
     ...env,
   });
-  const logger = createLogger('auth-test', 'silent');
+  const logger = createLogger('auth-test', (process.env.TEST_LOG_LEVEL as 'silent' | undefined) ?? 'silent');
   const mongo = new MongoClient(infra.mongoUrl);
   await mongo.connect();
   const db = mongo.db(uniqueDbName('auth_it'));

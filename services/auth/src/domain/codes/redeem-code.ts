@@ -10,9 +10,10 @@ export type CodeInput = { token: string } | { email: string; otp: string };
 /**
  * Finds the user a code belongs to and checks it, without consuming it yet:
  * - `{ token }`: looked up by its digest (256 bits: guessing is hopeless);
- * - `{ email, otp }`: every try first takes one of the code's attempts atomically, then compares,
- *   so parallel guesses cannot exceed CODE_MAX_ATTEMPTS; after that the code is dead.
- * Every failure is the same 400 INVALID_CODE. Returns the token digest to consume the code with.
+ * - `{ email, otp }`: every try first takes one of the code's attempts (race-free), then
+ *   compares, so parallel guesses cannot exceed CODE_MAX_ATTEMPTS; after that the code is dead
+ *   in both forms.
+ * Every failure is the same 400 INVALID_CODE. Returns the token digest, which identifies the code.
  */
 export async function checkCode(
   deps: AuthDeps,
@@ -21,17 +22,24 @@ export async function checkCode(
   input: CodeInput,
 ): Promise<{ user: User; tokenHash: string }> {
   const now = deps.clock();
+  const max = deps.policy.codeMaxAttempts;
   if ('token' in input) {
     const tokenHash = tokenDigest(deps.secrets.codes, purpose, projectId, input.token);
     const user = await deps.users.findByCodeToken(projectId, purpose, tokenHash, now);
-    const code = user?.codes[purpose];
-    if (!user || !code || code.attempts >= deps.policy.codeMaxAttempts) throw authErrors.invalidCode();
+    if (!user || (await deps.claims.exhausted(tokenHash, max))) throw authErrors.invalidCode();
     return { user, tokenHash };
   }
   const user = await deps.users.findByEmail(projectId, input.email);
-  if (!user) throw authErrors.invalidCode();
-  const code = await deps.users.reserveCodeAttempt(projectId, user.id, purpose, deps.policy.codeMaxAttempts, now);
-  if (!code || !digestsEqual(code.otpHash, otpDigest(deps.secrets.codes, purpose, projectId, user.id, input.otp)))
+  const code = user?.codes[purpose];
+  if (!user || !code || code.expiresAt <= now) throw authErrors.invalidCode();
+  if (!(await deps.claims.reserveAttempt(projectId, code.tokenHash, max, code.expiresAt))) throw authErrors.invalidCode();
+  if (!digestsEqual(code.otpHash, otpDigest(deps.secrets.codes, purpose, projectId, user.id, input.otp)))
     throw authErrors.invalidCode();
   return { user, tokenHash: code.tokenHash };
+}
+
+/** Single use: exactly one caller consumes a code, whatever FerretDB does with racing updates. */
+export async function claimCodeUse(deps: AuthDeps, projectId: ProjectId, user: User, purpose: CodePurpose, tokenHash: string): Promise<void> {
+  const expiresAt = user.codes[purpose]?.expiresAt ?? deps.clock();
+  if (!(await deps.claims.claimUse(projectId, tokenHash, expiresAt))) throw authErrors.invalidCode();
 }

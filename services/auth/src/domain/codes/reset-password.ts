@@ -1,7 +1,7 @@
 import { createEvent, type ProjectId } from '@baas/common';
 import type { AuthDeps } from '../deps';
 import { authErrors } from '../users/auth-errors';
-import { checkCode, type CodeInput } from './redeem-code';
+import { checkCode, claimCodeUse, type CodeInput } from './redeem-code';
 
 /**
  * Sets a new password with a reset code. The code is checked before any hashing (so invalid codes
@@ -17,6 +17,7 @@ export async function resetPassword(
 ): Promise<void> {
   const { user, tokenHash } = await checkCode(deps, projectId, 'reset_password', input);
   const passwordHash = await deps.hasher.hash(newPassword);
+  await claimCodeUse(deps, projectId, user, 'reset_password', tokenHash);
   const event = createEvent('user.updated', projectId, { userId: user.id, changed: ['password', 'emailVerified'] }, { requestId });
   const done = await deps.users.consumeCode(
     projectId,

@@ -1,5 +1,5 @@
 import type { JanitorCommand, JanitorReply } from '@baas/common';
-import type { SessionRepository, UserRepository } from '../../ports';
+import type { CodeClaims, SessionRepository, UserRepository } from '../../ports';
 
 /**
  * The janitor's purge-expired command: refresh tokens and families that can no longer be used,
@@ -7,7 +7,7 @@ import type { SessionRepository, UserRepository } from '../../ports';
  * `more` is true). The cutoff is the earlier of `olderThan` and now, so nothing live is removed.
  */
 export async function purgeExpired(
-  deps: { users: UserRepository; sessions: SessionRepository; clock: () => Date },
+  deps: { users: UserRepository; sessions: SessionRepository; claims: CodeClaims; clock: () => Date },
   cmd: JanitorCommand,
 ): Promise<JanitorReply> {
   const now = deps.clock();
@@ -16,6 +16,8 @@ export async function purgeExpired(
   const limit = Math.max(1, Math.min(10_000, Math.floor(cmd.batchSize) || 500));
   const sessions = await deps.sessions.purgeExpired(cutoff, limit);
   const codes = sessions < limit ? await deps.users.purgeExpiredCodes(cutoff, limit - sessions) : 0;
-  const processed = sessions + codes;
+  const used = sessions + codes;
+  const claims = used < limit ? await deps.claims.purgeExpired(cutoff, limit - used) : 0;
+  const processed = used + claims;
   return { ok: true, processed, more: processed >= limit };
 }

@@ -5,14 +5,14 @@ import { accessFor, type IssuedTokens } from './start-session';
 import { looksLikeRefreshToken, refreshTokenHash, successorOf } from './refresh-tokens';
 
 /**
- * Refresh-token rotation (RFC 9700 §4.14.2):
- * - the first use of a token claims it atomically (conditional update) and its successor becomes
- *   the live token of the family;
- * - a repeat use of that token within REFRESH_REUSE_GRACE_SECONDS (a lost response, two tabs,
- *   concurrent retries) gets the very same successor, as long as the successor itself is unused;
- * - any other repeat use is replay: the whole family is revoked (a separate write that stays
- *   even though the request fails) and the answer is 401 REFRESH_TOKEN_REUSED.
- * So however many refreshes race on one token, the family has at most one live successor.
+ * Refresh-token rotation (RFC 9700 §4.14.2). A token's successor is derived from it, so a token
+ * has exactly one possible successor, and "this token was used" is "its successor exists":
+ * - the first use inserts the successor (a unique-key insert: one winner, also on FerretDB);
+ * - a repeat use within REFRESH_REUSE_GRACE_SECONDS of the first (lost response, two tabs,
+ *   concurrent retries) gets that same successor, as long as the successor is itself unused;
+ * - any other repeat use is replay: the whole family is revoked (its own write, which stays even
+ *   though the request fails) and the answer is 401 REFRESH_TOKEN_REUSED.
+ * However many refreshes race on one token, the family never has more than one live successor.
  */
 export async function rotateSession(deps: AuthDeps, projectId: ProjectId, token: string): Promise<IssuedTokens> {
   if (!looksLikeRefreshToken(token)) throw authErrors.invalidRefreshToken();
@@ -24,29 +24,31 @@ export async function rotateSession(deps: AuthDeps, projectId: ProjectId, token:
   if (!family || family.revokedAt || family.expiresAt <= now || current.expiresAt <= now)
     throw authErrors.invalidRefreshToken();
 
-  const child = successorOf(deps.secrets.refreshDerivation, token);
+  const key = deps.secrets.refreshDerivation;
+  const child = successorOf(key, token);
   const childHash = refreshTokenHash(child);
-  let usedAt = now;
-  if (!(await deps.sessions.claimToken(projectId, hash, childHash, now))) {
-    const seen = await deps.sessions.findToken(projectId, hash);
-    const graceMs = deps.policy.refreshReuseGraceSeconds * 1000;
-    const withinGrace = !!seen?.usedAt && graceMs > 0 && now.getTime() - seen.usedAt.getTime() <= graceMs;
-    const childDoc = withinGrace ? await deps.sessions.findToken(projectId, childHash) : null;
-    if (!seen?.usedAt || !withinGrace || seen.childHash !== childHash || childDoc?.usedAt) {
-      await deps.sessions.revokeFamily(projectId, current.familyId, 'refresh_token_reuse', now);
-      throw authErrors.refreshTokenReused();
-    }
-    usedAt = seen.usedAt;
-  }
-  // Every racer writes the same successor (derived from the token, dated from the claim).
-  await deps.sessions.ensureToken({
+  const fresh = {
     hash: childHash,
     projectId,
     userId: current.userId,
     familyId: current.familyId,
-    issuedAt: usedAt,
-    expiresAt: new Date(usedAt.getTime() + deps.policy.refreshTokenTtlSeconds * 1000),
-  });
+    issuedAt: now,
+    expiresAt: new Date(now.getTime() + deps.policy.refreshTokenTtlSeconds * 1000),
+  };
+  if (await deps.sessions.insertTokenIfAbsent(fresh)) {
+    await deps.sessions.markUsed(projectId, hash, childHash, now);
+  } else {
+    const existing = await deps.sessions.findToken(projectId, childHash);
+    const graceMs = deps.policy.refreshReuseGraceSeconds * 1000;
+    const withinGrace = !!existing && graceMs > 0 && now.getTime() - existing.issuedAt.getTime() <= graceMs;
+    const childUsed = withinGrace
+      ? (await deps.sessions.findToken(projectId, refreshTokenHash(successorOf(key, child)))) !== null
+      : true;
+    if (!withinGrace || childUsed) {
+      await deps.sessions.revokeFamily(projectId, current.familyId, 'refresh_token_reuse', now);
+      throw authErrors.refreshTokenReused();
+    }
+  }
 
   // A reuse detected meanwhile, a logout, or a deleted user ends it here too.
   const [after, user] = await Promise.all([
