@@ -41,6 +41,9 @@ export function createAccessTokenVerifier(keys: JWTVerifyGetKey, maxLifetimeSeco
           clockTolerance: 30,
           maxTokenAge: maxLifetimeSeconds + 30,
         });
+        // maxTokenAge bounds the age, not the stated lifetime: refuse tokens meant to live longer.
+        if (typeof payload.iat === 'number' && typeof payload.exp === 'number' && payload.exp - payload.iat > maxLifetimeSeconds)
+          throw new Error('lifetime over policy');
         return {
           userId: String(payload.sub),
           sessionId: String(payload.sid),
