@@ -42,7 +42,7 @@ export async function dataProject(settings: Record<string, unknown> = {}): Promi
     async seed(collection, doc) {
       const r = await call('POST', `/api/data/${collection}`, { key: p.secretKey, body: doc });
       if (r.status !== 201) throw new Error(`seed ${collection}: ${r.status} ${JSON.stringify(r.body)}`);
-      return r.body;
+      return r.body as Record<string, any>;
     },
   };
 }

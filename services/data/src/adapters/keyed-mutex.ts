@@ -27,6 +27,13 @@ export class KeyedMutex {
   }
 }
 
+/** A single document's id (ObjectId or string); anything else (an operator) is not serialized. */
+function idKey(id: unknown): string | undefined {
+  if (typeof id === 'string') return id;
+  if (typeof id === 'object' && id !== null && 'toHexString' in id) return (id as { toHexString(): string }).toHexString();
+  return undefined;
+}
+
 const SERIALIZED = new Set(['updateOne', 'deleteOne', 'findOneAndUpdate']);
 
 /**
@@ -40,10 +47,9 @@ export function serializeWrites<T extends Document>(coll: Collection<T>, locks: 
       if (typeof prop !== 'string' || !SERIALIZED.has(prop) || typeof value !== 'function') return value;
       const fn = value as (...args: unknown[]) => Promise<unknown>;
       return (filter: Record<string, unknown> | undefined, ...rest: unknown[]) => {
-        const id = filter?._id;
-        if (id === undefined || (typeof id === 'object' && id !== null && !('toHexString' in id)))
-          return fn.call(target, filter, ...rest);
-        return locks.run(`${target.namespace}:${String(id)}`, () => fn.call(target, filter, ...rest));
+        const key = idKey(filter?._id);
+        if (key === undefined) return fn.call(target, filter, ...rest);
+        return locks.run(`${target.namespace}:${key}`, () => fn.call(target, filter, ...rest));
       };
     },
   });

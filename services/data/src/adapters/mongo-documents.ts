@@ -87,20 +87,20 @@ class MongoDocumentCollection implements DocumentCollection {
 
   async findOne(filter: Filter): Promise<StoredDoc | null> {
     try {
-      return (await this.coll.findOne(filter, { projection: HIDE_OUTBOX })) as StoredDoc | null;
+      return await this.coll.findOne<StoredDoc>(filter, { projection: HIDE_OUTBOX });
     } catch (e) {
       throw queryError(e);
     }
   }
 
   async find(filter: Filter, opts: FindOptions): Promise<StoredDoc[]> {
-    let cursor = this.coll.find(filter, { projection: HIDE_OUTBOX });
+    let cursor = this.coll.find<StoredDoc>(filter, { projection: HIDE_OUTBOX });
     if (opts.sort) cursor = cursor.sort(opts.sort);
     if (opts.skip) cursor = cursor.skip(opts.skip);
     if (opts.limit) cursor = cursor.limit(opts.limit);
     if (opts.maxTimeMS) cursor = cursor.maxTimeMS(opts.maxTimeMS);
     try {
-      return (await cursor.toArray()) as StoredDoc[];
+      return await cursor.toArray();
     } catch (e) {
       throw queryError(e);
     }
@@ -117,9 +117,9 @@ class MongoDocumentCollection implements DocumentCollection {
   async update(filter: Filter, set: Record<string, unknown>, events: EventEnvelope[]): Promise<StoredDoc | null> {
     try {
       // No projection: FerretDB does not implement one on findAndModify; views drop outbox fields.
-      return (await this.coll.findOneAndUpdate(filter, pushEvents({ $set: set }, events), {
+      return await this.coll.findOneAndUpdate(filter, pushEvents({ $set: set }, events), {
         returnDocument: 'after',
-      })) as StoredDoc | null;
+      });
     } catch (e) {
       if (isDuplicate(e)) throw await duplicateValue(this.coll, e, set, filter._id);
       throw writeError(e);

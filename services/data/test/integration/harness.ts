@@ -49,10 +49,10 @@ export interface CallOpts {
 
 const SECRET = randomBytes(32).toString('base64url');
 
-export async function startHarness(prefix = 'data_it'): Promise<Harness> {
+export async function startHarness(prefix = 'data_it', mongoUrl = infra.mongoUrl): Promise<Harness> {
   await requireInfra('mongo', 'nats');
   const logger = createLogger('data-test', 'silent');
-  const mongo = await MongoClient.connect(infra.mongoUrl);
+  const mongo = await MongoClient.connect(mongoUrl);
   const nc = await connectNats(infra.natsUrl, 'data-test', logger);
   const bus = await JetStreamBus.create(nc, logger);
   const { privateKey, publicKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519' });

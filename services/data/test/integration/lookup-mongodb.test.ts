@@ -1,0 +1,65 @@
+import type { ProjectId } from '@baas/common';
+import { startHarness, register, type Harness } from './harness';
+
+/**
+ * $lookup, $unionWith, $graphLookup and $facet are not implemented by FerretDB: these tests run
+ * only when a real MongoDB (>= 5.0) is reachable at MONGO_FULL_URL, and are skipped otherwise.
+ */
+const FULL = process.env.MONGO_FULL_URL;
+const maybe = FULL ? describe : describe.skip;
+
+maybe('aggregation joins on a real MongoDB (MONGO_FULL_URL)', () => {
+  let h: Harness;
+  let p: ProjectId;
+  let other: ProjectId;
+  let a: string;
+  beforeAll(async () => {
+    h = await startHarness('data_full', FULL);
+    p = h.newProject();
+    other = h.newProject();
+    for (const proj of [p, other]) {
+      await register(h, proj, 'notes', { rls: { enabled: true, mode: 'private', ownerField: 'userId' } });
+      await register(h, proj, 'tags');
+    }
+    a = await h.token(p, 'userA');
+    await h.call('POST', '/api/data/notes', { projectId: p, body: { k: 1, userId: 'userA', text: 'A' } });
+    await h.call('POST', '/api/data/notes', { projectId: p, body: { k: 1, userId: 'userB', text: 'CANARY-B' } });
+    await h.call('POST', '/api/data/tags', { projectId: p, body: { k: 1, name: 'tag' } });
+    await h.call('POST', '/api/data/notes', { projectId: other, body: { k: 1, userId: 'userA', text: 'CANARY-T2' } });
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  const agg = (coll: string, pipeline: unknown[]) => h.call('POST', `/api/data/${coll}/aggregate`, { projectId: p, key: 'publishable', token: a, body: { pipeline } });
+
+  it('a self-$lookup returns only the caller\'s documents', async () => {
+    const r = await agg('notes', [{ $lookup: { from: 'notes', localField: 'k', foreignField: 'k', as: 'all' } }]);
+    expect(r.status).toBe(200);
+    expect(JSON.stringify(r.body)).not.toContain('CANARY');
+    expect(r.body.data[0].all).toHaveLength(1);
+  });
+
+  it('a $lookup from a public collection into a private one is filtered by RLS', async () => {
+    const r = await agg('tags', [{ $lookup: { from: 'notes', let: { k: '$k' }, pipeline: [{ $match: { $expr: { $eq: ['$k', '$$k'] } } }], as: 'n' } }]);
+    expect(JSON.stringify(r.body)).not.toContain('CANARY');
+    expect(r.body.data[0].n.map((x: { text: string }) => x.text)).toEqual(['A']);
+  });
+
+  it('$unionWith, $graphLookup and $facet see only what the caller may read', async () => {
+    for (const pipeline of [
+      [{ $unionWith: 'notes' }],
+      [{ $unionWith: { coll: 'notes', pipeline: [{ $match: {} }] } }],
+      [{ $graphLookup: { from: 'notes', startWith: '$k', connectFromField: 'k', connectToField: 'k', as: 'g' } }],
+      [{ $facet: { x: [{ $lookup: { from: 'notes', localField: 'k', foreignField: 'k', as: 'y' } }] } }],
+    ]) {
+      const r = await agg('tags', pipeline);
+      expect(r.status).toBe(200);
+      expect(JSON.stringify(r.body)).not.toContain('CANARY');
+    }
+  });
+
+  it('refuses server-side JavaScript even where the server would run it', async () => {
+    expect((await agg('notes', [{ $match: { $expr: { $function: { body: 'function(){return true}', args: [], lang: 'js' } } } }])).status).toBe(400);
+  });
+});
