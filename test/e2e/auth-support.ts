@@ -1,0 +1,94 @@
+import { connect, type NatsConnection, type Subscription } from '@nats-io/transport-node';
+import { client, type CallOptions, type CallResult } from '../support/e2e';
+import { stackEnv } from '../support/stack-env';
+
+/**
+ * Helpers for the auth e2e files. The gateway allows 20 /api/userAuth calls per IP per window, so
+ * `authClient()` moves to a fresh client IP every 12 such calls.
+ */
+export function authClient() {
+  let call = client();
+  let n = 0;
+  return function <T = any>(method: string, path: string, opts: CallOptions = {}): Promise<CallResult<T>> {
+    if (path.startsWith('/api/userAuth') && ++n % 12 === 0) call = client();
+    return call<T>(method, path, opts);
+  };
+}
+
+export type AuthCall = ReturnType<typeof authClient>;
+
+export const HEADER_MODE = { 'x-refresh-token-mode': 'header' };
+
+export function uniqueEmail(tag = 'u'): string {
+  return `${tag}.${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}@example.test`;
+}
+
+export async function signupUser(call: AuthCall, key: string, extra: Record<string, unknown> = {}, email = uniqueEmail()) {
+  const r = await call('POST', '/api/userAuth/signup', { key, headers: HEADER_MODE, body: { email, password: 'password-123', ...extra } });
+  if (r.status !== 201) throw new Error(`signup failed: ${r.status} ${JSON.stringify(r.body)}`);
+  return { email, password: 'password-123', userId: r.body.user._id as string, access: r.body.accessToken as string, refresh: r.body.refreshToken as string };
+}
+
+export interface AuthEvent {
+  id: string;
+  type: string;
+  projectId: string;
+  data: { userId: string; email: string; code: string; otp?: string; expiresAt: string; changed?: string[] };
+}
+
+/** Listens to the auth and user events on NATS, as the mail service would receive them. */
+export class EventTap {
+  private readonly seen: AuthEvent[] = [];
+  private constructor(
+    private readonly nc: NatsConnection,
+    private readonly subs: Subscription[],
+  ) {}
+
+  static async open(): Promise<EventTap> {
+    const nc = await connect({ servers: stackEnv().NATS_URL ?? 'nats://127.0.0.1:4222' });
+    const tap = new EventTap(nc, []);
+    for (const subject of ['baas.events.auth.*', 'baas.events.user.*']) {
+      tap.subs.push(
+        nc.subscribe(subject, {
+          callback: (_err, msg) => {
+            try {
+              tap.seen.push(msg.json<AuthEvent>());
+            } catch {
+              /* not an event */
+            }
+          },
+        }),
+      );
+    }
+    await nc.flush();
+    return tap;
+  }
+
+  /** The latest event of the type for the user (waits for it to arrive). */
+  async waitFor(type: string, projectId: string, email: string, after = 0, timeoutMs = 8000): Promise<AuthEvent> {
+    const end = Date.now() + timeoutMs;
+    for (;;) {
+      const found = this.seen.filter((e) => e.type === type && e.projectId === projectId && e.data.email === email);
+      if (found.length > after) return found[found.length - 1] as AuthEvent;
+      if (Date.now() > end) throw new Error(`no ${type} event for ${email}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
+  count(type: string, projectId: string, pred: (e: AuthEvent) => boolean = () => true): number {
+    return new Set(this.seen.filter((e) => e.type === type && e.projectId === projectId && pred(e)).map((e) => e.id)).size;
+  }
+
+  async close(): Promise<void> {
+    for (const s of this.subs) s.unsubscribe();
+    await this.nc.drain();
+  }
+}
+
+export function cookieFrom(headers: Headers): string | undefined {
+  for (const c of headers.getSetCookie()) {
+    const m = /^refreshToken=([^;]*)/.exec(c);
+    if (m) return m[1];
+  }
+  return undefined;
+}
