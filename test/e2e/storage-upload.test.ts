@@ -94,12 +94,13 @@ describe('storage: upload and public URLs', () => {
         ctrl.enqueue(chunk);
       },
     });
-    const r = await fetch(`${BASE_URL}/api/storage/upload`, {
+    const init: RequestInit & { duplex: 'half' } = {
       method: 'POST',
       headers: { 'x-api-key': p.secretKey, 'content-type': `multipart/form-data; boundary=${boundary}`, 'x-forwarded-for': randomIp() },
       body,
       duplex: 'half',
-    } as RequestInit);
+    };
+    const r = await fetch(`${BASE_URL}/api/storage/upload`, init);
     expect(r.status).toBe(413);
     expect(await r.json()).toMatchObject({ code: 'PAYLOAD_TOO_LARGE' });
     const exact = await uploadBytes(client(), p.secretKey, bytesOf(MAX), 'big.bin');

@@ -35,10 +35,10 @@ async function main(): Promise<void> {
   const bus = await JetStreamBus.create(nc, logger);
   const store = await createObjectStore(config);
 
-  let relay: OutboxRelay | undefined;
-  const files = new MongoFileRepository(db, (coll, id) => void relay?.relayOne(coll, id));
+  // Each refers to the other only from callbacks that run after both exist.
+  const files: MongoFileRepository = new MongoFileRepository(db, (coll, id) => void relay.relayOne(coll, id));
+  const relay: OutboxRelay = new OutboxRelay({ collections: () => [files.coll as unknown as Collection], publisher: bus, logger });
   await files.ensureIndexes();
-  relay = new OutboxRelay({ collections: () => [files.coll as unknown as Collection], publisher: bus, logger });
   relay.start();
 
   const deps: FileDeps = {
@@ -71,7 +71,7 @@ async function main(): Promise<void> {
     serviceApp,
     graceSeconds: config.SHUTDOWN_GRACE_SECONDS,
     closers: [
-      { name: 'janitor', close: async () => janitor.unsubscribe() },
+      { name: 'janitor', close: () => Promise.resolve(janitor.unsubscribe()) },
       { name: 'consumer', close: () => consumer.stop() },
       { name: 'outbox', close: () => relay.stop() },
       { name: 'nats', close: () => nc.drain() },

@@ -77,10 +77,9 @@ export async function startHarness(driver: Driver, maxFileBytes: number): Promis
     cleanupStore = () => rm(dir, { recursive: true, force: true });
   }
   const events: EventEnvelope[] = [];
-  let relay: OutboxRelay | undefined;
-  const files = new MongoFileRepository(db, (coll, id) => void relay?.relayOne(coll, id));
+  const files: MongoFileRepository = new MongoFileRepository(db, (coll, id) => void relay.relayOne(coll, id));
   await files.ensureIndexes();
-  relay = new OutboxRelay({
+  const relay: OutboxRelay = new OutboxRelay({
     collections: () => [files.coll as unknown as Collection],
     publisher: { publish: async (e) => void events.push(e) },
     logger,
@@ -112,7 +111,7 @@ export async function startHarness(driver: Driver, maxFileBytes: number): Promis
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      await relay?.stop();
+      await relay.stop();
       await cleanupStore();
       await db.dropDatabase();
       await mongo.close();

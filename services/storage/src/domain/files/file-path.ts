@@ -8,6 +8,12 @@ import { errors, isProjectIdString, trustedProjectId, type ProjectId } from '@ba
  */
 const NAME_RE = /^[A-Za-z0-9_-]{16,64}(\.[a-z0-9]{1,10})?$/;
 const EXT_RE = /^[a-z0-9]{1,10}$/;
+const BIDI_OR_QUOTE = /[\u200e\u200f\u202a-\u202e\u2066-\u2069"]/;
+
+function isControlChar(c: string): boolean {
+  const code = c.codePointAt(0) ?? 0;
+  return code < 0x20 || (code >= 0x7f && code <= 0x9f);
+}
 
 /** The extension of a client file name, lower-cased, or '' when it has none worth keeping. */
 export function sanitizeExtension(filename: string | undefined): string {
@@ -32,7 +38,7 @@ function randomName(): string {
 export function sanitizeOriginalName(filename: string | undefined): string {
   const base = (filename ?? '').split(/[/\\]/).pop() ?? '';
   // Control characters, bidi overrides and quotes never reach a header.
-  const cleaned = base.replace(/[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069"]/g, '').trim();
+  const cleaned = [...base].filter((c) => !isControlChar(c) && !BIDI_OR_QUOTE.test(c)).join('').trim();
   return cleaned.slice(0, 200) || 'file';
 }
 
@@ -68,6 +74,6 @@ export function assertNoTraversal(path: string): void {
     path.includes('%') ||
     path.startsWith('/') ||
     path.includes('//') ||
-    /[\u0000-\u001f\u007f]/.test(path);
+    [...path].some(isControlChar);
   if (bad) throw errors.badRequest('INVALID_PATH', 'Invalid file path');
 }
