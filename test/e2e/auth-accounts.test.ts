@@ -129,8 +129,8 @@ describe('login and me', () => {
     const unknown = await call('POST', '/api/userAuth/login', { key: p.publishableKey, body: { email: uniqueEmail(), password: 'wrong-password' } });
     expect(wrong.status).toBe(401);
     expect(unknown.status).toBe(401);
-    const { requestId: _a, ...w } = wrong.body;
-    const { requestId: _b, ...n } = unknown.body;
+    const w = { ...wrong.body, requestId: undefined };
+    const n = { ...unknown.body, requestId: undefined };
     expect(w).toEqual(n);
     expect(w).toEqual({ success: false, error: 'Invalid email or password', message: 'Invalid email or password', code: 'INVALID_CREDENTIALS' });
     expect(wrong.headers.getSetCookie()).toEqual(unknown.headers.getSetCookie());

@@ -35,14 +35,15 @@ async function main(): Promise<void> {
 
   const projects = new MongoProjectRepository(db);
   await projects.ensureIndexes();
-  // The relay exists before the repositories that kick it after each write.
-  let relay: OutboxRelay | undefined;
-  const auth = await wireAuth(db, config, logger, (coll, id) => void relay?.relayOne(coll, id));
-  relay = new OutboxRelay({
+  // Repositories kick the relay after each write; the relay needs their collections: a late binding.
+  const relayRef: { current?: OutboxRelay } = {};
+  const auth = await wireAuth(db, config, logger, (coll, id) => void relayRef.current?.relayOne(coll, id));
+  const relay = new OutboxRelay({
     collections: () => [db.collection(projects.coll.collectionName), ...auth.outboxCollections],
     publisher: bus,
     logger,
   });
+  relayRef.current = relay;
   relay.start();
   auth.deps.keys.startAutoReload();
   const retireTimer = setInterval(() => {
@@ -88,9 +89,9 @@ async function main(): Promise<void> {
     serviceApp,
     graceSeconds: config.SHUTDOWN_GRACE_SECONDS,
     closers: [
-      { name: 'janitor', close: async () => janitor.unsubscribe() },
+      { name: 'janitor', close: () => Promise.resolve(janitor.unsubscribe()) },
       { name: 'consumers', close: () => projectDeleted.stop() },
-      { name: 'keys', close: async () => auth.deps.keys.stop() },
+      { name: 'keys', close: () => Promise.resolve(auth.deps.keys.stop()) },
       { name: 'outbox', close: () => relay.stop() },
       { name: 'nats', close: () => nc.drain() },
       { name: 'mongo', close: () => mongo.close() },

@@ -221,7 +221,7 @@ export class MongoUserRepository implements UserRepository {
     const update = purgeWithEvents(events);
     (update.$set as Document).emailLower = `deleted:${_id.toHexString()}`;
     (update.$set as Document).updatedAt = now;
-    (update as Document).$unset = { codes: '', passwordHash: '' };
+    update.$unset = { codes: '', passwordHash: '' };
     const r = await this.coll.updateOne({ _id, projectId, _purgeAfterRelay: { $exists: false } }, update);
     if (r.matchedCount === 1) this.written(_id, events);
     return r.matchedCount === 1;

@@ -1,5 +1,4 @@
 import { Router, type Request, type Response } from 'express';
-import { z } from 'zod';
 import { bearerToken, errors, jsonBody, parseInput, tenantContext } from '@baas/common';
 import type { AuthDeps } from '../domain/deps';
 import type { IssuedTokens } from '../domain/sessions/start-session';

@@ -34,7 +34,7 @@ describe('refresh rotation', () => {
     expect(r2.status).toBe(200);
     const docs = await h.db.collection('refresh_tokens').find({ projectId: p }).toArray();
     expect(docs).toHaveLength(3);
-    expect(new Set(docs.map((d) => d.familyId)).size).toBe(1);
+    expect(new Set(docs.map((d) => String(d.familyId))).size).toBe(1);
     const raw = JSON.stringify(docs);
     for (const t of [u.refresh, r1.body.refreshToken, r2.body.refreshToken]) {
       expect(raw).not.toContain(t);
@@ -85,7 +85,7 @@ describe('refresh rotation', () => {
     const u = await signup(p);
     const results = await Promise.all(Array.from({ length: 10 }, () => refresh(p, u.refresh)));
     expect(results.map((r) => r.status)).toEqual(Array(10).fill(200));
-    expect(new Set(results.map((r) => r.body.refreshToken)).size).toBe(1);
+    expect(new Set(results.map((r) => String(r.body.refreshToken))).size).toBe(1);
     const docs = await h.db.collection('refresh_tokens').find({ projectId: p }).toArray();
     expect(docs).toHaveLength(2);
     expect(docs.filter((d) => !d.usedAt)).toHaveLength(1);
@@ -181,6 +181,9 @@ describe('ending sessions', () => {
     const p = h.project();
     const u = await signup(p);
     const { deleteUser } = await import('../../src/domain/users/delete-user');
+    // Let the signup's events leave the document first: FerretDB updates are read-modify-write,
+    // so the relay's $pull racing with this delete's $set can lose one of them (known issue).
+    await eventually(async () => expect(await h.db.collection('users').countDocuments({ projectId: p, _outbox: { $exists: true } })).toBe(0));
     await deleteUser(h.wiring.deps, p, u.userId, 'req-1');
     await h.relay.flush();
     // Publication is at least once (JetStream drops repeats by event id): count distinct ids.

@@ -69,9 +69,10 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
   const clock = () => new Date(Date.now() + offsetMs);
   const published: EventEnvelope[] = [];
   const publisher: EventPublisher = { publish: async (e) => void published.push(e) };
-  let relay: OutboxRelay | undefined;
-  const wiring = await wireAuth(db, config, logger, (coll, id) => void relay?.relayOne(coll, id), clock);
-  relay = new OutboxRelay({ collections: () => wiring.outboxCollections, publisher, logger, intervalMs: 60_000 });
+  const relayRef: { current?: OutboxRelay } = {};
+  const wiring = await wireAuth(db, config, logger, (coll, id) => void relayRef.current?.relayOne(coll, id), clock);
+  const relay = new OutboxRelay({ collections: () => wiring.outboxCollections, publisher, logger, intervalMs: 60_000 });
+  relayRef.current = relay;
   const projects = new MongoProjectRepository(db);
   const svc = createApp({
     logger,
@@ -133,7 +134,7 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
     async close() {
       await new Promise<void>((r) => server.close(() => r()));
       wiring.deps.keys.stop();
-      await relay?.stop();
+      await relay.stop();
       await db.dropDatabase().catch(() => undefined);
       await mongo.close();
     },
