@@ -55,7 +55,10 @@ export function receiveUpload(req: Request, opts: ReceiveOptions): Promise<Uploa
 
     req.on('data', (chunk: Buffer) => {
       received += chunk.length;
-      if (received > bodyLimit) abortUpload(errors.payloadTooLarge(`File exceeds the ${opts.maxFileBytes} byte limit`));
+      if (received <= bodyLimit) return;
+      // Past the bound after the answer (a huge trailing part): stop reading altogether.
+      if (settled) req.destroy();
+      else abortUpload(errors.payloadTooLarge(`File exceeds the ${opts.maxFileBytes} byte limit`));
     });
     req.on('close', () => {
       if (!req.complete) abortUpload(errors.badRequest('UPLOAD_ABORTED', 'The client aborted the upload'));

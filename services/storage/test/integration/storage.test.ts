@@ -140,6 +140,29 @@ describe.each<Driver>(['s3', 'local'])('storage service with the %s driver', (dr
     expect(status).toBe(413);
   });
 
+  it('leaves nothing behind when the client goes away mid-upload', async () => {
+    const pid = newProjectId();
+    const assertion = await keyAssertion(pid);
+    const u = new URL(h.url);
+    const net = await import('node:net');
+    await new Promise<void>((resolve) => {
+      const s = net.connect(Number(u.port), u.hostname, () => {
+        s.write(
+          `POST /api/storage/upload HTTP/1.1\r\nHost: x\r\nx-gateway-assertion: ${assertion}\r\n` +
+            `Content-Type: multipart/form-data; boundary=b\r\nContent-Length: 3000000\r\n\r\n` +
+            `--b\r\nContent-Disposition: form-data; name="file"; filename="a.bin"\r\n\r\n`,
+        );
+        s.write(Buffer.alloc(1_500_000, 1), () => setTimeout(() => s.destroy(), 300));
+      });
+      s.on('close', () => resolve());
+      s.on('error', () => undefined);
+    });
+    for (let i = 0; i < 50 && (await recordsOf(pid)).length > 0; i++) await new Promise((r) => setTimeout(r, 100));
+    expect(await recordsOf(pid)).toEqual([]);
+    expect(await objectsOf(pid)).toEqual([]);
+    expect(await h.quota.used(pid)).toBe(0);
+  });
+
   it('lets an upload fill the quota exactly and refuses the next byte with 403', async () => {
     const pid = newProjectId();
     const quota = 5000;
