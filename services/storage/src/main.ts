@@ -36,7 +36,7 @@ async function main(): Promise<void> {
   const store = await createObjectStore(config);
 
   // Each refers to the other only from callbacks that run after both exist.
-  const files: MongoFileRepository = new MongoFileRepository(db, (coll, id) => void relay.relayOne(coll, id));
+  const files: MongoFileRepository = new MongoFileRepository(db, (coll, id) => relay.relayOne(coll, id));
   const relay: OutboxRelay = new OutboxRelay({ collections: () => [files.coll as unknown as Collection], publisher: bus, logger });
   await files.ensureIndexes();
   relay.start();

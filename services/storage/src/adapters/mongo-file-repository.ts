@@ -44,8 +44,13 @@ export class MongoFileRepository implements FileRepository {
   readonly coll: Collection<FileDoc>;
   private readonly lock = new KeyedMutex();
 
-  /** `afterEventWrite` lets the outbox relay publish right after a write that recorded events. */
-  constructor(db: Db, private readonly afterEventWrite: (coll: Collection, id: string) => void = () => undefined) {
+  /**
+   * `afterEventWrite` lets the outbox relay publish right after a write that recorded events. It
+   * is awaited: FerretDB does not isolate updates, so the relay's own update of a record must be
+   * over before the client can cause the next write to it (an upload answered while the relay
+   * still pulled its event could otherwise resurrect the record of a quick delete).
+   */
+  constructor(db: Db, private readonly afterEventWrite: (coll: Collection, id: string) => Promise<void> = () => Promise.resolve()) {
     this.coll = db.collection<FileDoc>('files');
   }
 
@@ -78,7 +83,7 @@ export class MongoFileRepository implements FileRepository {
       { _id: path, projectId, status: 'pending' },
       pushEvents({ $set: { status: 'complete', size, reserved: 0, updatedAt: new Date() } }, events),
     );
-    if (r.modifiedCount === 1) this.afterEventWrite(this.coll as unknown as Collection, path);
+    if (r.modifiedCount === 1) await this.afterEventWrite(this.coll as unknown as Collection, path);
     return r.modifiedCount === 1;
   }
 
@@ -102,7 +107,7 @@ export class MongoFileRepository implements FileRepository {
       if (!before) return null;
       const r = await this.coll.updateOne({ _id: path, projectId, status: 'complete' }, update);
       if (r.modifiedCount !== 1) return null;
-      this.afterEventWrite(this.coll as unknown as Collection, path);
+      await this.afterEventWrite(this.coll as unknown as Collection, path);
       return toRecord(before);
     });
   }

@@ -77,7 +77,7 @@ export async function startHarness(driver: Driver, maxFileBytes: number): Promis
     cleanupStore = () => rm(dir, { recursive: true, force: true });
   }
   const events: EventEnvelope[] = [];
-  const files: MongoFileRepository = new MongoFileRepository(db, (coll, id) => void relay.relayOne(coll, id));
+  const files: MongoFileRepository = new MongoFileRepository(db, (coll, id) => relay.relayOne(coll, id));
   await files.ensureIndexes();
   const relay: OutboxRelay = new OutboxRelay({
     collections: () => [files.coll as unknown as Collection],
