@@ -1,0 +1,210 @@
+import { randomBytes } from 'node:crypto';
+import { MongoClient, ObjectId } from 'mongodb';
+import type { NatsConnection } from '@nats-io/nats-core';
+import {
+  assertionKey,
+  connectNats,
+  createLogger,
+  JetStreamBus,
+  signAssertion,
+  trustedProjectId,
+  type EventEnvelope,
+  type EventType,
+  type ServiceName,
+} from '@baas/common';
+import { stackEnv } from '../support/stack-env';
+import { TcpProxy } from '../support/tcp-proxy';
+import { freePort, ServiceProcess } from '../support/service-process';
+import { uniqueDbName } from '../support/infra';
+
+/**
+ * Issue 7 fault tests. Each starts its own process of a service with one dependency behind a
+ * TCP proxy, then cuts that dependency (a partition, as when the server restarts) or kills the
+ * process (SIGKILL, no shutdown hooks) at a chosen moment, and checks that every write the API
+ * acknowledged and every event of it survives, and that the process recovers by itself.
+ */
+const env = stackEnv();
+const logger = createLogger('fault-test', 'silent');
+const secret = assertionKey(env.INTERNAL_ASSERTION_SECRET ?? '');
+const settings = { publicSignups: true, requireEmailVerification: false, limits: { storageBytes: 1e8, documents: 1e5, mailMonthly: 1000 } };
+let nc: NatsConnection;
+let bus: JetStreamBus;
+let mongo: MongoClient;
+const cleanups: Array<() => Promise<unknown>> = [];
+
+beforeAll(async () => {
+  nc = await connectNats(env.NATS_URL ?? 'nats://127.0.0.1:4222', 'fault-test', logger);
+  bus = await JetStreamBus.create(nc, logger);
+  mongo = await MongoClient.connect(env.MONGO_URL ?? 'mongodb://127.0.0.1:27017');
+});
+
+afterEach(async () => {
+  while (cleanups.length > 0) await cleanups.pop()!().catch(() => undefined);
+});
+
+afterAll(async () => {
+  await nc?.drain();
+  await mongo?.close();
+});
+
+function hostPort(url: string, def: number): [string, number] {
+  const u = new URL(url.replace(/^(mongodb|nats|redis):/, 'http:'));
+  return [u.hostname, Number(u.port || def)];
+}
+
+async function proxyTo(url: string, def: number): Promise<TcpProxy> {
+  const [h, p] = hostPort(url, def);
+  const proxy = new TcpProxy(h, p);
+  await proxy.start();
+  cleanups.push(() => proxy.cut());
+  return proxy;
+}
+
+async function service(name: string, extraEnv: Record<string, string>): Promise<ServiceProcess> {
+  const s = new ServiceProcess(name, await freePort(), extraEnv);
+  await s.start();
+  cleanups.push(() => s.stop());
+  return s;
+}
+
+async function call(base: string, audience: ServiceName, method: string, path: string, claims: { projectId?: string; admin?: boolean }, body?: unknown) {
+  const assertion = await signAssertion(secret, audience, {
+    requestId: `fault-${randomBytes(4).toString('hex')}`,
+    admin: claims.admin ?? false,
+    ...(claims.projectId ? { projectId: trustedProjectId(claims.projectId), keyType: 'secret' as const, settings } : {}),
+  });
+  const r = await fetch(`${base}${path}`, {
+    method,
+    headers: { 'x-gateway-assertion': assertion, ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const text = await r.text();
+  return { status: r.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
+}
+
+/** Collects the events of some types whose data/project match, from a fresh durable consumer. */
+async function collect(types: EventType[], match: (e: EventEnvelope) => boolean) {
+  const seen: EventEnvelope[] = [];
+  const handle = await bus.consume({ durable: `fault-${randomBytes(5).toString('hex')}`, types, handler: async (e) => void (match(e) && seen.push(e)) });
+  cleanups.push(async () => {
+    await handle.stop();
+  });
+  return seen;
+}
+
+async function until(cond: () => boolean | Promise<boolean>, ms: number, what: string): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await cond())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe('faults: events are never lost', () => {
+  it('delivers, exactly once, the event of a write acknowledged while NATS was unreachable and the service then crashed', async () => {
+    const natsProxy = await proxyTo(env.NATS_URL ?? 'nats://127.0.0.1:4222', 4222);
+    const db = uniqueDbName('fault_auth');
+    const auth = await service('auth', { MONGO_DB: db, NATS_URL: `nats://127.0.0.1:${natsProxy.port}` });
+    const events = await collect(['project.created'], () => true);
+
+    await natsProxy.cut();
+    const created = await call(auth.url, 'auth', 'POST', '/api/admin/projects', { admin: true }, { name: 'fault' });
+    expect(created.status).toBe(201);
+    const id = String(created.body.id);
+    await new Promise((r) => setTimeout(r, 1500));
+    await auth.kill();
+
+    // The acknowledged write is there, with its event still pending in the same document.
+    const stored = await mongo.db(db).collection('projects').findOne({ _id: new ObjectId(id) });
+    expect(stored?._outbox).toHaveLength(1);
+    expect(events.filter((e) => e.projectId === id)).toHaveLength(0);
+
+    await natsProxy.restore();
+    await auth.start();
+    await until(() => events.some((e) => e.projectId === id), 15_000, 'the project.created event');
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(events.filter((e) => e.projectId === id)).toHaveLength(1);
+    await until(async () => !(await mongo.db(db).collection('projects').findOne({ _id: new ObjectId(id) }))?._outbox, 5000, 'the outbox to be cleared');
+  });
+
+  it('loses no acknowledged write or event when the database and NATS go away under load, and recovers by itself', async () => {
+    const mongoProxy = await proxyTo(env.MONGO_URL ?? 'mongodb://127.0.0.1:27017', 27017);
+    const natsProxy = await proxyTo(env.NATS_URL ?? 'nats://127.0.0.1:4222', 4222);
+    const catalogue = uniqueDbName('fault_data');
+    const data = await service('data', { MONGO_URL: `mongodb://127.0.0.1:${mongoProxy.port}`, MONGO_DB: catalogue, NATS_URL: `nats://127.0.0.1:${natsProxy.port}` });
+    const projectId = new ObjectId().toHexString();
+    const reg = await call(data.url, 'data', 'PUT', `/api/admin/projects/${projectId}/collections/items`, { admin: true, projectId });
+    expect([200, 201]).toContain(reg.status);
+    const events = await collect(['document.created'], (e) => e.projectId === projectId);
+
+    const acknowledged: string[] = [];
+    const failures: number[] = [];
+    let stop = false;
+    const load = (async () => {
+      for (let i = 0; !stop; i++) {
+        const r = await call(data.url, 'data', 'POST', '/api/data/items', { projectId }, { n: i }).catch(() => ({ status: 0, body: {} as Record<string, unknown> }));
+        if (r.status === 201) acknowledged.push(String(r.body._id));
+        else failures.push(r.status);
+        await new Promise((res) => setTimeout(res, 20));
+      }
+    })();
+    await until(() => acknowledged.length >= 10, 10_000, 'writes before the faults');
+    await natsProxy.cut();
+    await until(() => acknowledged.length >= 20, 10_000, 'writes while NATS is away');
+    await mongoProxy.cut();
+    await new Promise((r) => setTimeout(r, 2000));
+    await mongoProxy.restore();
+    await natsProxy.restore();
+    const before = acknowledged.length;
+    await until(() => acknowledged.length >= before + 10, 30_000, 'writes after recovery');
+    stop = true;
+    await load;
+
+    // Refusals during the outage are 503s in the error body, never 500s.
+    expect(failures.filter((s) => s !== 503)).toEqual([]);
+    // Every acknowledged write is stored ...
+    const docs = await mongo.db(`${catalogue}_p_${projectId}`).collection('items').find({}, { projection: { _id: 1 } }).toArray();
+    const stored = new Set(docs.map((d) => String(d._id)));
+    expect(acknowledged.filter((id) => !stored.has(id))).toEqual([]);
+    // ... and has its event, exactly once.
+    await until(() => new Set(events.map((e) => (e.data as { documentId: string }).documentId)).size >= acknowledged.length, 30_000, 'every document.created event');
+    await new Promise((r) => setTimeout(r, 1000));
+    const ids = events.map((e) => (e.data as { documentId: string }).documentId);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(acknowledged.every((id) => ids.includes(id))).toBe(true);
+  });
+});
+
+describe('faults: Redis', () => {
+  it('keeps serving and keeps limiting from memory while Redis is away, and uses Redis again after', async () => {
+    const redisProxy = await proxyTo(env.REDIS_URL ?? 'redis://127.0.0.1:6379', 6379);
+    const port = await freePort();
+    const gw = new ServiceProcess('gateway', port, {
+      GATEWAY_PORT: String(port),
+      GATEWAY_METRICS_PORT: String(await freePort()),
+      REDIS_URL: `redis://127.0.0.1:${redisProxy.port}`,
+      PLATFORM_ADMIN_TOKEN: env.PLATFORM_ADMIN_TOKEN ?? '',
+      TRUST_PROXY: 'loopback',
+      RATE_LIMIT_GLOBAL_POINTS: '20',
+      AUTH_URL: env.AUTH_URL ?? 'http://127.0.0.1:8081',
+      DATA_URL: env.DATA_URL ?? 'http://127.0.0.1:8082',
+      STORAGE_URL: env.STORAGE_URL ?? 'http://127.0.0.1:8083',
+      MAIL_URL: env.MAIL_URL ?? 'http://127.0.0.1:8084',
+    });
+    await gw.start();
+    cleanups.push(() => gw.stop());
+    const get = (ip: string) => fetch(`${gw.url}/api/data/none`, { headers: { 'x-forwarded-for': ip } }).then((r) => r.status);
+
+    expect(await get('10.200.0.1')).toBe(401);
+    await redisProxy.cut();
+    const during: number[] = [];
+    for (let i = 0; i < 21; i++) during.push(await get('10.200.0.2'));
+    expect(during.slice(0, 20).every((s) => s === 401)).toBe(true);
+    expect(during[20]).toBe(429);
+    await redisProxy.restore();
+    await new Promise((r) => setTimeout(r, 2500));
+    const after: number[] = [];
+    for (let i = 0; i < 5; i++) after.push(await get('10.200.0.3'));
+    expect(after.every((s) => s === 401)).toBe(true);
+  });
+});

@@ -1,0 +1,96 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { stackEnv } from './stack-env';
+
+const ROOT = join(__dirname, '..', '..');
+
+/**
+ * Starts one more process of a service (built in dist/) outside the stack, with its own port and
+ * environment, so a test can kill it at a chosen moment. Output goes to .stack/logs/test-<name>.log.
+ */
+export class ServiceProcess {
+  private child: ChildProcess | undefined;
+
+  constructor(
+    readonly service: string,
+    readonly port: number,
+    private readonly env: Record<string, string>,
+  ) {}
+
+  get url(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  async start(): Promise<void> {
+    const stack = stackEnv();
+    const logDir = join(ROOT, '.stack', 'logs');
+    mkdirSync(logDir, { recursive: true });
+    const log = createWriteStream(join(logDir, `test-${this.service}-${this.port}.log`), { flags: 'a' });
+    this.child = spawn(process.execPath, [join(ROOT, 'services', this.service, 'dist', 'main.js')], {
+      env: {
+        PATH: process.env.PATH ?? '',
+        INTERNAL_ASSERTION_SECRET: stack.INTERNAL_ASSERTION_SECRET ?? '',
+        MONGO_URL: stack.MONGO_URL ?? 'mongodb://127.0.0.1:27017',
+        NATS_URL: stack.NATS_URL ?? 'nats://127.0.0.1:4222',
+        REDIS_URL: stack.REDIS_URL ?? 'redis://127.0.0.1:6379',
+        AUTH_URL: stack.AUTH_URL ?? 'http://127.0.0.1:8081',
+        LOG_LEVEL: 'warn',
+        PORT: String(this.port),
+        ...this.env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    this.child.stdout?.pipe(log);
+    this.child.stderr?.pipe(log);
+    await this.waitReady();
+  }
+
+  async waitReady(timeoutMs = 20_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      if (this.child?.exitCode !== null && this.child?.exitCode !== undefined)
+        throw new Error(`${this.service} exited with ${this.child.exitCode}; see .stack/logs/test-${this.service}-${this.port}.log`);
+      try {
+        const r = await fetch(`${this.url}/readyz`);
+        if (r.status === 200) return;
+      } catch {
+        /* not listening yet */
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error(`${this.service} on ${this.port} not ready in ${timeoutMs} ms`);
+  }
+
+  /** SIGKILL: no shutdown hooks run, exactly like a crash. */
+  async kill(): Promise<void> {
+    const c = this.child;
+    if (!c || c.exitCode !== null) return;
+    await new Promise<void>((resolve) => {
+      c.once('exit', () => resolve());
+      c.kill('SIGKILL');
+    });
+  }
+
+  async stop(): Promise<void> {
+    const c = this.child;
+    if (!c || c.exitCode !== null) return;
+    await new Promise<void>((resolve) => {
+      c.once('exit', () => resolve());
+      c.kill('SIGTERM');
+    });
+  }
+}
+
+/** A port nothing listens on right now. */
+export async function freePort(): Promise<number> {
+  const net = await import('node:net');
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
