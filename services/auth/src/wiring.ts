@@ -90,5 +90,5 @@ export async function wireAuth(
       codeResendIntervalSeconds: config.CODE_RESEND_INTERVAL_SECONDS,
     },
   };
-  return { deps, users, sessions, schemas, claims, outboxCollections: [users.coll as unknown as Collection] };
+  return { deps, users, sessions, schemas, claims, outboxCollections: [users.relayCollection] };
 }

@@ -11,6 +11,7 @@ import {
 } from '@baas/common';
 import { DuplicateEmailError, type CodeEffects, type NewUser, type UserRepository } from '../ports';
 import { normalizeEmail, type CodePurpose, type StoredCode, type User } from '../domain/users/user';
+import { DocLocks, lockedCollection } from './doc-locks';
 
 interface UserDoc extends OutboxFields {
   _id: ObjectId;
@@ -54,11 +55,19 @@ function oid(id: string): ObjectId | null {
 /** Users of every project in one collection; every query carries the project id. */
 export class MongoUserRepository implements UserRepository {
   readonly coll: Collection<UserDoc>;
+  private readonly locks = new DocLocks();
+  /** What the outbox relay must use for this collection (its writes share the document locks). */
+  readonly relayCollection: Collection;
   constructor(
     db: Db,
     private readonly afterWrite: AfterEventWrite = () => undefined,
   ) {
     this.coll = db.collection<UserDoc>('users');
+    this.relayCollection = lockedCollection(this.coll as unknown as Collection, this.locks);
+  }
+
+  private locked<T>(id: ObjectId, fn: () => Promise<T>): Promise<T> {
+    return this.locks.run(id.toHexString(), fn);
   }
 
   async ensureIndexes(): Promise<void> {
@@ -69,7 +78,7 @@ export class MongoUserRepository implements UserRepository {
   }
 
   private written(id: ObjectId, events: EventEnvelope[]): void {
-    if (events.length > 0) this.afterWrite(this.coll as unknown as Collection, id);
+    if (events.length > 0) this.afterWrite(this.relayCollection, id);
   }
 
   async insert(projectId: ProjectId, u: NewUser, events: EventEnvelope[]): Promise<User> {
@@ -128,9 +137,9 @@ export class MongoUserRepository implements UserRepository {
     for (const [k, v] of Object.entries(set)) (update.$set as Document)[`profile.${k}`] = v;
     if (unset.length > 0) update.$unset = Object.fromEntries(unset.map((k) => [`profile.${k}`, '']));
     // No projection on findAndModify: FerretDB does not implement it (toUser picks the fields).
-    const d = await this.coll.findOneAndUpdate({ _id, projectId, ...LIVE }, pushEvents(update, events), {
-      returnDocument: 'after',
-    });
+    const d = await this.locked(_id, () =>
+      this.coll.findOneAndUpdate({ _id, projectId, ...LIVE }, pushEvents(update, events), { returnDocument: 'after' }),
+    );
     if (d) this.written(_id, events);
     return d ? toUser(d) : null;
   }
@@ -145,9 +154,11 @@ export class MongoUserRepository implements UserRepository {
     const _id = oid(userId);
     if (!_id) return false;
     const now = new Date();
-    const r = await this.coll.updateOne(
-      { _id, projectId, passwordHash: expectedHash },
-      pushEvents({ $set: { passwordHash: newHash, updatedAt: now, passwordChangedAt: now } }, events),
+    const r = await this.locked(_id, () =>
+      this.coll.updateOne(
+        { _id, projectId, passwordHash: expectedHash },
+        pushEvents({ $set: { passwordHash: newHash, updatedAt: now, passwordChangedAt: now } }, events),
+      ),
     );
     if (r.matchedCount === 1) this.written(_id, events);
     return r.matchedCount === 1;
@@ -164,13 +175,15 @@ export class MongoUserRepository implements UserRepository {
     const _id = oid(userId);
     if (!_id) return false;
     const field = `codes.${purpose}`;
-    const r = await this.coll.updateOne(
-      {
-        _id,
-        projectId,
-        $or: [{ [`${field}.createdAt`]: { $exists: false } }, { [`${field}.createdAt`]: { $lte: notIssuedAfter } }],
-      },
-      pushEvents({ $set: { [field]: code } }, events),
+    const r = await this.locked(_id, () =>
+      this.coll.updateOne(
+        {
+          _id,
+          projectId,
+          $or: [{ [`${field}.createdAt`]: { $exists: false } }, { [`${field}.createdAt`]: { $lte: notIssuedAfter } }],
+        },
+        pushEvents({ $set: { [field]: code } }, events),
+      ),
     );
     if (r.matchedCount === 1) this.written(_id, events);
     return r.matchedCount === 1;
@@ -203,10 +216,12 @@ export class MongoUserRepository implements UserRepository {
       $set.passwordChangedAt = now;
     }
     const field = `codes.${purpose}`;
-    const d = await this.coll.findOneAndUpdate(
-      { _id, projectId, [`${field}.tokenHash`]: tokenHash, [`${field}.expiresAt`]: { $gt: now } },
-      pushEvents({ $set, $unset: { [field]: '' } }, events),
-      { returnDocument: 'after' },
+    const d = await this.locked(_id, () =>
+      this.coll.findOneAndUpdate(
+        { _id, projectId, [`${field}.tokenHash`]: tokenHash, [`${field}.expiresAt`]: { $gt: now } },
+        pushEvents({ $set, $unset: { [field]: '' } }, events),
+        { returnDocument: 'after' },
+      ),
     );
     if (d) this.written(_id, events);
     return d ? toUser(d) : null;
@@ -222,7 +237,7 @@ export class MongoUserRepository implements UserRepository {
     (update.$set as Document).emailLower = `deleted:${_id.toHexString()}`;
     (update.$set as Document).updatedAt = now;
     update.$unset = { codes: '', passwordHash: '' };
-    const r = await this.coll.updateOne({ _id, projectId, _purgeAfterRelay: { $exists: false } }, update);
+    const r = await this.locked(_id, () => this.coll.updateOne({ _id, projectId, _purgeAfterRelay: { $exists: false } }, update));
     if (r.matchedCount === 1) this.written(_id, events);
     return r.matchedCount === 1;
   }
@@ -242,10 +257,9 @@ export class MongoUserRepository implements UserRepository {
         .limit(limit - done)
         .toArray();
       if (ids.length === 0) continue;
-      await this.coll.updateMany(
-        { _id: { $in: ids.map((d) => d._id) }, [`${field}.expiresAt`]: { $lt: cutoff } },
-        { $unset: { [field]: '' } },
-      );
+      // One document at a time, each under its lock (see DocLocks).
+      for (const { _id } of ids)
+        await this.locked(_id, () => this.coll.updateOne({ _id, [`${field}.expiresAt`]: { $lt: cutoff } }, { $unset: { [field]: '' } }));
       done += ids.length;
     }
     return done;

@@ -181,9 +181,7 @@ describe('ending sessions', () => {
     const p = h.project();
     const u = await signup(p);
     const { deleteUser } = await import('../../src/domain/users/delete-user');
-    // Let the signup's events leave the document first: FerretDB updates are read-modify-write,
-    // so the relay's $pull racing with this delete's $set can lose one of them (known issue).
-    await eventually(async () => expect(await h.db.collection('users').countDocuments({ projectId: p, _outbox: { $exists: true } })).toBe(0));
+    // Deleting right after signup races the relay cleaning the signup's events (DocLocks).
     await deleteUser(h.wiring.deps, p, u.userId, 'req-1');
     await h.relay.flush();
     // Publication is at least once (JetStream drops repeats by event id): count distinct ids.
