@@ -18,10 +18,13 @@ const UNAVAILABLE_ERRORS = new Set([
   'MongoNotConnectedError',
 ]);
 
+/** Socket errors a driver can surface unwrapped when its server goes away mid-command. */
+const UNAVAILABLE_CODES = new Set(['EPIPE', 'ECONNRESET', 'ECONNREFUSED', 'ENOTCONN', 'ETIMEDOUT', 'EHOSTUNREACH']);
+
 export function toAppError(err: unknown): AppError | undefined {
   if (err instanceof AppError) return err;
-  const name = (err as { name?: string } | null)?.name;
-  if (name && UNAVAILABLE_ERRORS.has(name)) {
+  const { name, code } = (err ?? {}) as { name?: string; code?: unknown };
+  if ((name && UNAVAILABLE_ERRORS.has(name)) || (typeof code === 'string' && UNAVAILABLE_CODES.has(code))) {
     const e = errors.serviceUnavailable('A dependency is unavailable, please retry');
     return new AppError(e.status, e.code, e.message, undefined, { 'Retry-After': '1' });
   }
