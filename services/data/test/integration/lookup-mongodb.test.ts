@@ -1,12 +1,13 @@
 import type { ProjectId } from '@baas/common';
 import { startHarness, register, type Harness } from './harness';
+import { FULL_MONGO_AVAILABLE, fullMongoUrl, stopFullMongo } from '../../../../test/support/full-mongo';
 
 /**
  * $lookup, $unionWith, $graphLookup and $facet are not implemented by FerretDB: these tests run
- * only when a real MongoDB (>= 5.0) is reachable at MONGO_FULL_URL, and are skipped otherwise.
+ * against a real MongoDB (MONGO_FULL_URL, or a testcontainers MongoDB when Docker answers), and
+ * are skipped with a console message otherwise.
  */
-const FULL = process.env.MONGO_FULL_URL;
-const maybe = FULL ? describe : describe.skip;
+const maybe = FULL_MONGO_AVAILABLE ? describe : describe.skip;
 
 maybe('aggregation joins on a real MongoDB (MONGO_FULL_URL)', () => {
   let h: Harness;
@@ -14,7 +15,7 @@ maybe('aggregation joins on a real MongoDB (MONGO_FULL_URL)', () => {
   let other: ProjectId;
   let a: string;
   beforeAll(async () => {
-    h = await startHarness('data_full', FULL);
+    h = await startHarness('data_full', await fullMongoUrl());
     p = h.newProject();
     other = h.newProject();
     for (const proj of [p, other]) {
@@ -29,6 +30,7 @@ maybe('aggregation joins on a real MongoDB (MONGO_FULL_URL)', () => {
   });
   afterAll(async () => {
     await h?.close();
+    await stopFullMongo();
   });
 
   const agg = (coll: string, pipeline: unknown[]) => h.call('POST', `/api/data/${coll}/aggregate`, { projectId: p, key: 'publishable', token: a, body: { pipeline } });
