@@ -702,7 +702,7 @@ function serviceEnv(svc, ep, secrets) {
       S3_SECRET_ACCESS_KEY: secrets.S3_SECRET_ACCESS_KEY,
       STORAGE_DRIVER: process.env.STORAGE_DRIVER || 's3',
       STORAGE_LOCAL_DIR: process.env.STORAGE_LOCAL_DIR || path.join(DATA, 'files'),
-      PUBLIC_FILES_BASE_URL: process.env.PUBLIC_FILES_BASE_URL || `http://${HOST}:${GATEWAY_PORT}`,
+      PUBLIC_FILES_BASE_URL: process.env.PUBLIC_FILES_BASE_URL || `http://${HOST}:${GATEWAY_PORT}/files`,
     });
   }
   if (svc.name === 'mail') {
