@@ -30,7 +30,7 @@ export function createApp(deps: AuthAppDeps): ServiceApp {
   app.use(jwksRoutes(deps.auth.keys));
   app.use(requireGatewayAssertion(assertionKey(deps.assertionSecret), 'auth'));
   app.use('/internal', internalRoutes(deps.projects));
-  app.use('/api/userAuth', userAuthRoutes(deps.auth));
+  app.use('/api/userAuth', userAuthRoutes(deps.auth, deps.projects.projects));
   // Before the projects router, whose own middleware would parse and guard these paths too.
   app.use('/api/admin/projects', adminUserRoutes(deps.auth, deps.projects.projects));
   app.use('/api/admin/projects', adminProjectRoutes(deps.projects));

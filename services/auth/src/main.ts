@@ -39,7 +39,7 @@ async function main(): Promise<void> {
   const relayRef: { current?: OutboxRelay } = {};
   const auth = await wireAuth(db, config, logger, (coll, id) => void relayRef.current?.relayOne(coll, id));
   const relay = new OutboxRelay({
-    collections: () => [db.collection(projects.coll.collectionName), ...auth.outboxCollections],
+    collections: () => [projects.relayCollection, ...auth.outboxCollections],
     publisher: bus,
     logger,
   });

@@ -11,6 +11,7 @@ import {
 } from '@baas/common';
 import type { Project, StoredKey, StoredSettings } from '../domain/projects/project';
 import type { IdGenerator, ProjectRepository } from '../ports';
+import { DocLocks, lockedCollection } from './doc-locks';
 
 interface ProjectDoc extends OutboxFields {
   _id: ObjectId;
@@ -38,8 +39,12 @@ function toProject(d: ProjectDoc): Project | null {
 
 export class MongoProjectRepository implements ProjectRepository {
   readonly coll: Collection<ProjectDoc>;
+  private readonly locks = new DocLocks();
+  /** For the outbox relay: its writes share the per-document locks (see DocLocks). */
+  readonly relayCollection: Collection;
   constructor(db: Db) {
     this.coll = db.collection<ProjectDoc>('projects');
+    this.relayCollection = lockedCollection(this.coll as unknown as Collection, this.locks);
   }
 
   async ensureIndexes(): Promise<void> {
@@ -88,16 +93,20 @@ export class MongoProjectRepository implements ProjectRepository {
     if (changes.settings !== undefined) $set.settings = changes.settings;
     // No projection here: FerretDB does not implement findAndModify's `fields`; toProject drops
     // the outbox bookkeeping anyway.
-    const d = await this.coll.findOneAndUpdate({ _id: new ObjectId(id), ...LIVE }, pushEvents({ $set }, events), {
-      returnDocument: 'after',
-    });
+    const d = await this.locks.run(id, () =>
+      this.coll.findOneAndUpdate({ _id: new ObjectId(id), ...LIVE }, pushEvents({ $set }, events), {
+        returnDocument: 'after',
+      }),
+    );
     return d ? toProject(d) : null;
   }
 
   async replaceKey(id: ProjectId, type: KeyType, key: StoredKey, events: EventEnvelope[]): Promise<boolean> {
-    const r = await this.coll.updateOne(
-      { _id: new ObjectId(id), ...LIVE },
-      pushEvents({ $set: { [`keys.${type}`]: key, updatedAt: new Date() } }, events),
+    const r = await this.locks.run(id, () =>
+      this.coll.updateOne(
+        { _id: new ObjectId(id), ...LIVE },
+        pushEvents({ $set: { [`keys.${type}`]: key, updatedAt: new Date() } }, events),
+      ),
     );
     return r.matchedCount === 1;
   }
@@ -105,9 +114,11 @@ export class MongoProjectRepository implements ProjectRepository {
   /** Keeps a tombstone (no keys) so the deletion event and later lookups are unambiguous. */
   async markDeleted(id: ProjectId, events: EventEnvelope[]): Promise<boolean> {
     const now = new Date();
-    const r = await this.coll.updateOne(
-      { _id: new ObjectId(id), ...LIVE },
-      pushEvents({ $set: { deletedAt: now, updatedAt: now }, $unset: { keys: '' } }, events),
+    const r = await this.locks.run(id, () =>
+      this.coll.updateOne(
+        { _id: new ObjectId(id), ...LIVE },
+        pushEvents({ $set: { deletedAt: now, updatedAt: now }, $unset: { keys: '' } }, events),
+      ),
     );
     return r.matchedCount === 1;
   }

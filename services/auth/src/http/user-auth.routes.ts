@@ -1,6 +1,7 @@
 import { Router, type Request, type Response } from 'express';
 import { bearerToken, errors, jsonBody, parseInput, tenantContext } from '@baas/common';
 import type { AuthDeps } from '../domain/deps';
+import type { ProjectRepository } from '../ports';
 import type { IssuedTokens } from '../domain/sessions/start-session';
 import { signup } from '../domain/users/signup';
 import { login } from '../domain/users/login';
@@ -18,6 +19,11 @@ import { selfView, type User } from '../domain/users/user';
 import { clearRefreshCookie, isHeaderMode, presentedRefreshToken, setRefreshCookie } from './refresh-cookie';
 import { codeInputSchema, loginSchema, parseSignupBody, resetPasswordSchema, changePasswordSchema, emailOnlySchema } from './user-auth.schemas';
 
+interface LiveSettings {
+  publicSignups: boolean;
+  requireEmailVerification: boolean;
+}
+
 function bodyObject(req: Request): Record<string, unknown> {
   const b: unknown = req.body;
   if (typeof b !== 'object' || b === null || Array.isArray(b)) throw errors.validation('Request body must be a JSON object');
@@ -25,8 +31,22 @@ function bodyObject(req: Request): Record<string, unknown> {
 }
 
 /** The /api/userAuth/* endpoints of the spec (the gateway has resolved the project key). */
-export function userAuthRoutes(deps: AuthDeps): Router {
+export function userAuthRoutes(deps: AuthDeps, projects: Pick<ProjectRepository, 'findById'>): Router {
   const r = Router();
+  // The gateway may serve a project from its cache for a moment after a change (invalidation is
+  // asynchronous); the auth service owns projects, so it refuses a deleted one at once and takes
+  // the signup settings from its own copy.
+  r.use(async (req, res, next) => {
+    const project = await projects.findById(tenantContext(req).projectId);
+    if (!project) return next(errors.invalidApiKey());
+    const live: LiveSettings = {
+      publicSignups: project.settings.publicSignups ?? true,
+      requireEmailVerification: project.settings.requireEmailVerification ?? false,
+    };
+    res.locals.settings = live;
+    next();
+  });
+  const settingsOf = (res: Response) => res.locals.settings as LiveSettings;
   r.use(jsonBody('16kb'));
   r.use((_req, res, next) => {
     // Responses carry tokens and personal data.
@@ -55,8 +75,8 @@ export function userAuthRoutes(deps: AuthDeps): Router {
     const out = await signup(deps, {
       projectId: ctx.projectId,
       requestId: ctx.requestId,
-      publicSignups: ctx.settings.publicSignups,
-      requireEmailVerification: ctx.settings.requireEmailVerification,
+      publicSignups: settingsOf(res).publicSignups,
+      requireEmailVerification: settingsOf(res).requireEmailVerification,
       ...input,
     });
     const view = selfView(out.user);
@@ -70,7 +90,7 @@ export function userAuthRoutes(deps: AuthDeps): Router {
   r.post('/login', async (req, res) => {
     const ctx = tenantContext(req);
     const input = parseInput(loginSchema, bodyObject(req));
-    const out = await login(deps, { projectId: ctx.projectId, requireEmailVerification: ctx.settings.requireEmailVerification, ...input });
+    const out = await login(deps, { projectId: ctx.projectId, requireEmailVerification: settingsOf(res).requireEmailVerification, ...input });
     sendTokens(req, res, 200, out.tokens, { message: 'Logged in', user: selfView(out.user) });
   });
 

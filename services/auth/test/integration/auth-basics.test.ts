@@ -24,7 +24,7 @@ describe('signing keys and JWKS', () => {
   });
 
   it('rotation keeps old tokens valid and signs new ones with the new key', async () => {
-    const p = h.project();
+    const p = await h.project();
     const s = await h.call('POST', '/api/userAuth/signup', { projectId: p, body: { email: 'rot@x.io', password: 'password-123' } });
     const oldKid = decodeProtectedHeader(s.body.accessToken).kid;
     const newKid = await h.wiring.deps.keys.rotate();
@@ -42,6 +42,17 @@ describe('signing keys and JWKS', () => {
     h.advance(-(h.config.ACCESS_TOKEN_TTL_SECONDS + 600));
   });
 
+  it('refuses the user API for a deleted project at once, whatever the gateway still caches', async () => {
+    const p = await h.project();
+    const s = await h.call('POST', '/api/userAuth/signup', { projectId: p, body: { email: 'gone@x.io', password: 'password-123' } });
+    expect(s.status).toBe(201);
+    const { MongoProjectRepository } = await import('../../src/adapters/mongo-project-repository');
+    await new MongoProjectRepository(h.db).markDeleted(p, []);
+    const r = await h.call('POST', '/api/userAuth/login', { projectId: p, body: { email: 'gone@x.io', password: 'password-123' } });
+    expect(r.status).toBe(401);
+    expect(r.body.code).toBe('INVALID_API_KEY');
+  });
+
   it('refuses the user API without a gateway assertion', async () => {
     const r = await h.call('POST', '/api/userAuth/login', { noAssertion: true, body: { email: 'a@b.co', password: 'x' } });
     expect(r.status).toBe(401);
@@ -50,7 +61,7 @@ describe('signing keys and JWKS', () => {
 
 describe('signup, login, me', () => {
   it('signup returns 201 with an access token following the platform conventions', async () => {
-    const p = h.project();
+    const p = await h.project();
     const r = await h.call('POST', '/api/userAuth/signup', {
       projectId: p,
       body: { email: 'Alice@Example.com', password: 'correct horse', username: 'alice' },
@@ -84,7 +95,7 @@ describe('signup, login, me', () => {
   });
 
   it('login and me work; unknown email and wrong password get the identical 401', async () => {
-    const p = h.project();
+    const p = await h.project();
     await h.call('POST', '/api/userAuth/signup', { projectId: p, body: { email: 'bob@x.io', password: 'password-1' } });
     const ok = await h.call('POST', '/api/userAuth/login', { projectId: p, body: { email: 'BOB@x.io', password: 'password-1' } });
     expect(ok.status).toBe(200);
@@ -101,8 +112,8 @@ describe('signup, login, me', () => {
   });
 
   it('is isolated per project: the same email signs up in two projects, tokens do not cross', async () => {
-    const p1 = h.project();
-    const p2 = h.project();
+    const p1 = await h.project();
+    const p2 = await h.project();
     const a = await h.call('POST', '/api/userAuth/signup', { projectId: p1, body: { email: 'same@x.io', password: 'password-1' } });
     const b = await h.call('POST', '/api/userAuth/signup', { projectId: p2, body: { email: 'same@x.io', password: 'password-1' } });
     expect(a.status).toBe(201);

@@ -30,7 +30,7 @@ const wrongOtp = (otp: string) => String((Number(otp) + 1) % 1e8).padStart(8, '0
 
 describe('email verification', () => {
   it('signup publishes auth.verification_requested; the link token verifies once', async () => {
-    const p = h.project();
+    const p = await h.project();
     const u = await signup(p);
     const e = await lastEvent('auth.verification_requested', u.userId);
     expect(e.data).toMatchObject({ userId: u.userId, email: u.email });
@@ -49,7 +49,7 @@ describe('email verification', () => {
   });
 
   it('{ email, otp } works and the code is burned after 5 wrong tries (the 5th try is the last)', async () => {
-    const p = h.project();
+    const p = await h.project();
     const u = await signup(p);
     const e = await lastEvent('auth.verification_requested', u.userId);
     for (let i = 0; i < 4; i++) {
@@ -70,7 +70,7 @@ describe('email verification', () => {
   });
 
   it('parallel wrong guesses cannot exceed the attempt limit', async () => {
-    const p = h.project();
+    const p = await h.project();
     const u = await signup(p);
     const e = await lastEvent('auth.verification_requested', u.userId);
     await Promise.all(
@@ -83,7 +83,7 @@ describe('email verification', () => {
   });
 
   it('expires after 24 h', async () => {
-    const p = h.project();
+    const p = await h.project();
     const u = await signup(p);
     const e = await lastEvent('auth.verification_requested', u.userId);
     h.advance(24 * 3600 + 1);
@@ -96,8 +96,8 @@ describe('email verification', () => {
   });
 
   it('a code is bound to its project and purpose', async () => {
-    const p1 = h.project();
-    const p2 = h.project();
+    const p1 = await h.project();
+    const p2 = await h.project();
     const u = await signup(p1);
     const e = await lastEvent('auth.verification_requested', u.userId);
     expect((await h.call('POST', '/api/userAuth/verify-email', { projectId: p2, body: { token: e.data.code } })).status).toBe(400);
@@ -109,7 +109,7 @@ describe('email verification', () => {
 
 describe('password reset', () => {
   it('request-password-reset answers 200 alike for known and unknown emails; only known ones publish', async () => {
-    const p = h.project();
+    const p = await h.project();
     const u = await signup(p);
     const known = await h.call('POST', '/api/userAuth/request-password-reset', { projectId: p, body: { email: u.email } });
     const unknown = await h.call('POST', '/api/userAuth/request-password-reset', { projectId: p, body: { email: 'nobody@x.io' } });
@@ -122,7 +122,7 @@ describe('password reset', () => {
   });
 
   it('reset-password sets the password, burns the code, revokes every session, expires after 30 min', async () => {
-    const p = h.project();
+    const p = await h.project();
     const u = await signup(p);
     await h.call('POST', '/api/userAuth/request-password-reset', { projectId: p, body: { email: u.email } });
     const e = await lastEvent('auth.password_reset_requested', u.userId);
@@ -155,7 +155,7 @@ describe('password reset', () => {
   });
 
   it('parallel redemptions of one reset code: exactly one succeeds', async () => {
-    const p = h.project();
+    const p = await h.project();
     const u = await signup(p);
     await h.call('POST', '/api/userAuth/request-password-reset', { projectId: p, body: { email: u.email } });
     const e = await lastEvent('auth.password_reset_requested', u.userId);
@@ -168,7 +168,7 @@ describe('password reset', () => {
   });
 
   it('a reset code of user A does not work with user B’s email', async () => {
-    const p = h.project();
+    const p = await h.project();
     const a = await signup(p);
     const b = await signup(p);
     await h.call('POST', '/api/userAuth/request-password-reset', { projectId: p, body: { email: a.email } });
@@ -180,8 +180,8 @@ describe('password reset', () => {
 
 describe('project deletion', () => {
   it('removes the project’s users, sessions and schema; other projects are untouched', async () => {
-    const p1 = h.project();
-    const p2 = h.project();
+    const p1 = await h.project();
+    const p2 = await h.project();
     const a = await signup(p1);
     await signup(p2);
     const { deleteProjectUsers } = await import('../../src/domain/maintenance/delete-project-users');

@@ -17,7 +17,7 @@ describe('password hashing', () => {
   });
 
   it('caps concurrent hashes: a burst past the queue gets 503 SERVICE_UNAVAILABLE with Retry-After, nothing crashes', async () => {
-    const p = h.project();
+    const p = await h.project();
     const burst = await Promise.all(
       Array.from({ length: 8 }, (_, i) =>
         h.call('POST', '/api/userAuth/login', { projectId: p, body: { email: `nobody${i}@x.io`, password: 'password-1' } }),
@@ -34,7 +34,7 @@ describe('password hashing', () => {
   });
 
   it('upgrades a hash made with weaker parameters at the next successful login', async () => {
-    const p = h.project();
+    const p = await h.project();
     await h.call('POST', '/api/userAuth/signup', { projectId: p, body: { email: 'old@x.io', password: 'password-1' } });
     const weak = await argon2.hash('password-1', { type: argon2.argon2id, memoryCost: 8192, timeCost: 1, parallelism: 1 });
     await h.db.collection('users').updateOne({ projectId: p }, { $set: { passwordHash: weak } });
@@ -55,7 +55,7 @@ describe('project settings', () => {
   });
 
   it('requireEmailVerification: signup gives no session and login is 403 until the email is verified', async () => {
-    const p = h.project({ requireEmailVerification: true });
+    const p = await h.project({ requireEmailVerification: true });
     const s = await h.call('POST', '/api/userAuth/signup', { projectId: p, body: { email: 'v@x.io', password: 'password-1' } });
     expect(s.status).toBe(201);
     expect(s.body.accessToken).toBeUndefined();
@@ -109,8 +109,8 @@ describe('project.deleted consumer over JetStream', () => {
     const bus = await JetStreamBus.create(nc, logger);
     // A private durable: the running stack's consumer must not be disturbed.
     const durable = `auth-project-deleted-it-${Date.now()}`;
-    const p = h.project();
-    const keep = h.project();
+    const p = await h.project();
+    const keep = await h.project();
     const s = await h.call('POST', '/api/userAuth/signup', { projectId: p, headers: { 'x-refresh-token-mode': 'header' }, body: { email: 'gone@x.io', password: 'password-1' } });
     await h.call('POST', '/api/userAuth/signup', { projectId: keep, body: { email: 'stay@x.io', password: 'password-1' } });
     const handle = await bus.consume({

@@ -9,7 +9,7 @@ let p: ProjectId;
 let good: { access: string; userId: string; sid: string };
 beforeAll(async () => {
   h = await startHarness();
-  p = h.project();
+  p = await h.project();
   const r = await h.call('POST', '/api/userAuth/signup', { projectId: p, body: { email: 'jwt@x.io', password: 'password-1' } });
   const payload = JSON.parse(Buffer.from(r.body.accessToken.split('.')[1], 'base64url').toString());
   good = { access: r.body.accessToken, userId: r.body.user._id, sid: payload.sid };

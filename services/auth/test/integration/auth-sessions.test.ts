@@ -23,7 +23,7 @@ const refresh = (p: ProjectId, token: string) =>
 
 describe('refresh rotation', () => {
   it('rotates on every use and stores only hashes with their family', async () => {
-    const p = h.project();
+    const p = await h.project();
     const u = await signup(p);
     const r1 = await refresh(p, u.refresh);
     expect(r1.status).toBe(200);
@@ -45,7 +45,7 @@ describe('refresh rotation', () => {
   });
 
   it('a retry within the grace window returns the same successor; after it, reuse revokes the family', async () => {
-    const p = h.project();
+    const p = await h.project();
     const u = await signup(p);
     const a = await refresh(p, u.refresh);
     const again = await refresh(p, u.refresh);
@@ -69,7 +69,7 @@ describe('refresh rotation', () => {
   });
 
   it('a grandparent is never accepted, even within the grace window', async () => {
-    const p = h.project();
+    const p = await h.project();
     const u = await signup(p);
     const a = await refresh(p, u.refresh);
     const b = await refresh(p, a.body.refreshToken);
@@ -81,7 +81,7 @@ describe('refresh rotation', () => {
   });
 
   it('10 concurrent refreshes with one token leave exactly one live successor', async () => {
-    const p = h.project();
+    const p = await h.project();
     const u = await signup(p);
     const results = await Promise.all(Array.from({ length: 10 }, () => refresh(p, u.refresh)));
     expect(results.map((r) => r.status)).toEqual(Array(10).fill(200));
@@ -93,7 +93,7 @@ describe('refresh rotation', () => {
   });
 
   it('refuses expired refresh tokens (7 days) and unknown ones', async () => {
-    const p = h.project();
+    const p = await h.project();
     const u = await signup(p);
     h.advance(h.config.REFRESH_TOKEN_TTL_SECONDS + 1);
     try {
@@ -110,15 +110,15 @@ describe('refresh rotation', () => {
   });
 
   it('a refresh token of one project is worthless in another', async () => {
-    const p1 = h.project();
-    const p2 = h.project();
+    const p1 = await h.project();
+    const p2 = await h.project();
     const u = await signup(p1);
     expect((await refresh(p2, u.refresh)).status).toBe(401);
     expect((await refresh(p1, u.refresh)).status).toBe(200);
   });
 
   it('cookie mode: sets and reads the cookie, no token in the body, Secure behind https', async () => {
-    const p = h.project();
+    const p = await h.project();
     const s = await h.call('POST', '/api/userAuth/signup', {
       projectId: p,
       headers: { 'x-forwarded-proto': 'https' },
@@ -142,7 +142,7 @@ describe('refresh rotation', () => {
 
 describe('ending sessions', () => {
   it('logout with x-refresh-token revokes that family only', async () => {
-    const p = h.project();
+    const p = await h.project();
     const u = await signup(p);
     const other = await h.call('POST', '/api/userAuth/login', { projectId: p, headers: HDR, body: { email: u.email, password: 'password-1' } });
     const out = await h.call('POST', '/api/userAuth/logout', { projectId: p, headers: { 'x-refresh-token': u.refresh } });
@@ -153,7 +153,7 @@ describe('ending sessions', () => {
   });
 
   it('change-password revokes the other sessions and keeps the caller’s', async () => {
-    const p = h.project();
+    const p = await h.project();
     const u = await signup(p);
     const other = await h.call('POST', '/api/userAuth/login', { projectId: p, headers: HDR, body: { email: u.email, password: 'password-1' } });
     const bad = await h.call('PUT', '/api/userAuth/change-password', {
@@ -178,7 +178,7 @@ describe('ending sessions', () => {
   });
 
   it('a deleted user’s refresh tokens stop working and user.deleted is published', async () => {
-    const p = h.project();
+    const p = await h.project();
     const u = await signup(p);
     const { deleteUser } = await import('../../src/domain/users/delete-user');
     // Deleting right after signup races the relay cleaning the signup's events (DocLocks).
@@ -196,7 +196,7 @@ describe('ending sessions', () => {
 
 describe('janitor purge', () => {
   it('deletes expired tokens and codes in bounded batches and reports more', async () => {
-    const p = h.project();
+    const p = await h.project();
     for (let i = 0; i < 3; i++) await signup(p);
     const { purgeExpired } = await import('../../src/domain/maintenance/purge-expired');
     const later = new Date(Date.now() + (h.config.REFRESH_FAMILY_MAX_SECONDS + 10) * 1000);
@@ -215,7 +215,7 @@ describe('janitor purge', () => {
   });
 
   it('never deletes what is still live (cutoff clamped to now)', async () => {
-    const p = h.project();
+    const p = await h.project();
     const u = await signup(p);
     const { purgeExpired } = await import('../../src/domain/maintenance/purge-expired');
     const future = new Date(Date.now() + 365 * 24 * 3600 * 1000).toISOString();

@@ -1,5 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import http from 'node:http';
+import { randomBytes } from 'node:crypto';
 import { MongoClient, type Db } from 'mongodb';
 import {
   assertionKey,
@@ -30,7 +31,8 @@ export interface Harness {
   relay: OutboxRelay;
   /** Moves the service's clock (codes, refresh tokens); access-token times use the real clock. */
   advance(seconds: number): void;
-  project(settings?: Partial<ProjectSettingsClaim>): ProjectId;
+  /** A live project in the auth database (the user API refuses unknown or deleted ones). */
+  project(settings?: Partial<ProjectSettingsClaim>): Promise<ProjectId>;
   call(method: string, path: string, opts?: CallOpts): Promise<{ status: number; body: any; headers: Headers }>;
   close(): Promise<void>;
 }
@@ -97,9 +99,13 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
     advance: (s) => {
       offsetMs += s * 1000;
     },
-    project(settings = {}) {
+    async project(settings = {}) {
       const id = trustedProjectId(new ObjectId().toHexString());
       settingsOf.set(id, settings);
+      const now = new Date();
+      const key = () => ({ hash: randomBytes(32).toString('hex'), prefix: 'pk_live_test', createdAt: now });
+      const stored = { ...(settings.publicSignups !== undefined ? { publicSignups: settings.publicSignups } : {}), ...(settings.requireEmailVerification !== undefined ? { requireEmailVerification: settings.requireEmailVerification } : {}) };
+      await projects.insert({ id, name: 'it', settings: stored, keys: { publishable: key(), secret: key() }, createdAt: now, updatedAt: now }, []);
       return id;
     },
     async call(method, path, opts = {}) {
