@@ -1,4 +1,5 @@
-import { connect, type NatsConnection, type Subscription } from '@nats-io/transport-node';
+import { connect } from '@nats-io/transport-node';
+import type { Msg, NatsConnection, Subscription } from '@nats-io/nats-core';
 import { client, type CallOptions, type CallResult } from '../support/e2e';
 import { stackEnv } from '../support/stack-env';
 
@@ -45,12 +46,12 @@ export class EventTap {
   ) {}
 
   static async open(): Promise<EventTap> {
-    const nc = await connect({ servers: stackEnv().NATS_URL ?? 'nats://127.0.0.1:4222' });
+    const nc = (await connect({ servers: stackEnv().NATS_URL ?? 'nats://127.0.0.1:4222' })) as NatsConnection;
     const tap = new EventTap(nc, []);
     for (const subject of ['baas.events.auth.*', 'baas.events.user.*']) {
       tap.subs.push(
         nc.subscribe(subject, {
-          callback: (_err, msg) => {
+          callback: (_err: Error | null, msg: Msg) => {
             try {
               tap.seen.push(msg.json<AuthEvent>());
             } catch {

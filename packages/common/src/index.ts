@@ -19,3 +19,4 @@ export * from './validation';
 export * from './user-tokens';
 export * from './janitor';
 export * from './mongo-lock';
+export * from './janitor-responder';

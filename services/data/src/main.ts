@@ -11,12 +11,13 @@ import {
   redactConfig,
   remoteAccessTokenVerifier,
   runService,
+  answerJanitor,
+  JANITOR_SUBJECTS,
 } from '@baas/common';
 import { loadDataConfig } from './config';
 import { createApp } from './app';
 import { wireData } from './wiring';
 import { consumeProjectDeleted } from './consumers/project-deleted';
-import { answerPurgeTrash } from './adapters/nats-janitor-responder';
 import { purgeTrash } from './domain/documents/purge-trash';
 
 async function main(): Promise<void> {
@@ -40,7 +41,7 @@ async function main(): Promise<void> {
   });
   relay.start();
   const projectDeleted = await consumeProjectDeleted(bus, new MongoProcessedEvents(db), deps);
-  const janitor = answerPurgeTrash(nc, logger, (olderThan, batchSize) => purgeTrash(deps, olderThan, batchSize));
+  const janitor = answerJanitor(nc, JANITOR_SUBJECTS.purgeTrash, logger, (cmd) => purgeTrash(deps, new Date(cmd.olderThan), cmd.batchSize));
 
   const serviceApp = createApp({
     logger,

@@ -12,6 +12,7 @@ import {
   OutboxRelay,
   redactConfig,
   runService,
+  answerJanitor,
 } from '@baas/common';
 import type { Collection } from 'mongodb';
 import { loadStorageConfig } from './config';
@@ -19,7 +20,6 @@ import { createApp } from './app';
 import { MongoFileRepository } from './adapters/mongo-file-repository';
 import { MongoQuotaLedger, MongoSweepCursor } from './adapters/mongo-quota-ledger';
 import { createObjectStore } from './adapters/object-store-factory';
-import { answerJanitor } from './adapters/nats-janitor-responder';
 import { consumeProjectDeleted } from './consumers';
 import { sweepOrphans } from './domain/files/sweep-orphans';
 import type { FileDeps } from './domain/files/deps';
@@ -71,7 +71,7 @@ async function main(): Promise<void> {
     serviceApp,
     graceSeconds: config.SHUTDOWN_GRACE_SECONDS,
     closers: [
-      { name: 'janitor', close: () => Promise.resolve(janitor.unsubscribe()) },
+      { name: 'janitor', close: () => janitor.close() },
       { name: 'consumer', close: () => consumer.stop() },
       { name: 'outbox', close: () => relay.stop() },
       { name: 'nats', close: () => nc.drain() },

@@ -40,7 +40,7 @@ describe('refresh rotation', () => {
       expect(raw).not.toContain(t);
       expect(docs.map((d) => d._id)).toContain(refreshTokenHash(t));
     }
-    const first = docs.find((d) => d._id === refreshTokenHash(u.refresh));
+    const first = docs.find((d) => String(d._id) === refreshTokenHash(u.refresh));
     expect(first?.expiresAt.getTime() - first?.issuedAt.getTime()).toBe(7 * 24 * 3600 * 1000);
   });
 

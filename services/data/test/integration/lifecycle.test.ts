@@ -1,7 +1,7 @@
 import { ObjectId } from 'mongodb';
 import type { EventEnvelope, JanitorReply, ProjectId } from '@baas/common';
 import { startHarness, register, type Harness } from './harness';
-import { answerPurgeTrash } from '../../src/adapters/nats-janitor-responder';
+import { answerJanitor } from '@baas/common';
 import { purgeTrash } from '../../src/domain/documents/purge-trash';
 import { dropProjectData } from '../../src/domain/collections/manage-collections';
 
@@ -59,7 +59,7 @@ describe('document events, trash purge, quota and project deletion', () => {
     expect((await h.call('POST', '/api/data/tr', { projectId: p, body: {} })).status).toBe(403);
     for (const id of ids.slice(0, 3)) await h.call('DELETE', `/api/data/tr/${id}`, { projectId: p });
     const subject = `test.purge.${new ObjectId().toHexString()}`;
-    const responder = answerPurgeTrash(h.nc, (await import('@baas/common')).createLogger('t', 'silent'), (o, b) => purgeTrash(h.wiring.deps, o, b), subject);
+    const responder = answerJanitor(h.nc, subject, (await import('@baas/common')).createLogger('t', 'silent'), (c) => purgeTrash(h.wiring.deps, new Date(c.olderThan), c.batchSize));
     try {
       // Nothing is old enough yet.
       const none = (await h.nc.request(subject, JSON.stringify({ olderThan: new Date(Date.now() - 60_000).toISOString(), batchSize: 10 }))).json<JanitorReply>();

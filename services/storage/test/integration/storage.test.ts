@@ -1,9 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { connect } from '@nats-io/transport-node';
-import { createLogger, type ProjectId } from '@baas/common';
+import { answerJanitor, createLogger, type ProjectId } from '@baas/common';
 import { requireInfra } from '../../../../test/support/infra';
-import { answerJanitor } from '../../src/adapters/nats-janitor-responder';
 import { sweepOrphans } from '../../src/domain/files/sweep-orphans';
 import { deleteProjectFiles } from '../../src/domain/files/delete-project-files';
 import { form, keyAssertion, newProjectId, publicAssertion, startHarness, type Driver, type Harness } from './harness';
@@ -294,7 +293,7 @@ describe.each<Driver>(['s3', 'local'])('storage service with the %s driver', (dr
       const bad = await nc.request(subject, JSON.stringify({ nope: 1 }), { timeout: 5000 });
       expect(JSON.parse(bad.string())).toMatchObject({ ok: false });
     } finally {
-      sub.unsubscribe();
+      await sub.close();
       await nc.close();
     }
   });
