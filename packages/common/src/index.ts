@@ -18,5 +18,5 @@ export * from './events/idempotency';
 export * from './validation';
 export * from './user-tokens';
 export * from './janitor';
-export * from './mongo-lock';
+export * from './keyed-mutex';
 export * from './janitor-responder';

@@ -13,12 +13,12 @@ import {
   OutboxRelay,
   redactConfig,
   runService,
+  answerJanitor,
 } from '@baas/common';
 import { loadAuthConfig } from './config';
 import { createApp } from './app';
 import { MongoProjectRepository, objectIdGenerator } from './adapters/mongo-project-repository';
 import { NatsCacheInvalidator } from './adapters/nats-cache-invalidator';
-import { respondToJanitor } from './adapters/nats-janitor-responder';
 import { wireAuth } from './wiring';
 import { purgeExpired } from './domain/maintenance/purge-expired';
 import { deleteProjectUsers } from './domain/maintenance/delete-project-users';
@@ -58,11 +58,8 @@ async function main(): Promise<void> {
     types: ['project.deleted'],
     handler: idempotent(processed, durable, (event) => deleteProjectUsers(auth, event.projectId)),
   });
-  const janitor = respondToJanitor(
-    nc,
-    JANITOR_SUBJECTS.purgeExpiredSessions,
-    (cmd) => purgeExpired({ users: auth.users, sessions: auth.sessions, claims: auth.claims, clock: () => new Date() }, cmd),
-    logger,
+  const janitor = answerJanitor(nc, JANITOR_SUBJECTS.purgeExpiredSessions, logger, (cmd) =>
+    purgeExpired({ users: auth.users, sessions: auth.sessions, claims: auth.claims, clock: () => new Date() }, cmd),
   );
 
   const serviceApp = createApp({
@@ -89,7 +86,7 @@ async function main(): Promise<void> {
     serviceApp,
     graceSeconds: config.SHUTDOWN_GRACE_SECONDS,
     closers: [
-      { name: 'janitor', close: () => Promise.resolve(janitor.unsubscribe()) },
+      { name: 'janitor', close: () => janitor.close() },
       { name: 'consumers', close: () => projectDeleted.stop() },
       { name: 'keys', close: () => Promise.resolve(auth.deps.keys.stop()) },
       { name: 'outbox', close: () => relay.stop() },

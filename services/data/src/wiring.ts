@@ -1,7 +1,7 @@
 import type { Collection, MongoClient } from 'mongodb';
 import { OutboxRelay, type AccessTokenVerifier, type EventPublisher, type Logger } from '@baas/common';
 import type { DataDeps, DataLimits } from './ports';
-import { KeyedMutex } from './adapters/keyed-mutex';
+import { KeyedMutex } from '@baas/common';
 import { MongoCollectionCatalogue } from './adapters/mongo-catalogue';
 import { MongoDocumentStore } from './adapters/mongo-documents';
 import { MongoDocumentQuota } from './adapters/mongo-quota';

@@ -11,7 +11,7 @@ import {
   type ServiceApp,
   type ServiceName,
 } from '@baas/common';
-import { matchRoute } from './domain/routes';
+import { matchRoute, mutatedProjectId } from './domain/routes';
 import type { ProjectDirectory, RateLimiter } from './ports';
 import { rateLimitMiddleware } from './http/rate-limit.middleware';
 import { authenticateMiddleware } from './http/authenticate.middleware';
@@ -66,7 +66,15 @@ export function createApp(deps: GatewayDeps): ServiceApp {
   const proxies = Object.fromEntries(
     (Object.keys(deps.upstreams) as Array<keyof GatewayDeps['upstreams']>).map((s) => [
       s,
-      createServiceProxy(s, deps.upstreams[s], deps.logger, deps.upstreamTimeoutMs),
+      createServiceProxy(s, deps.upstreams[s], deps.logger, deps.upstreamTimeoutMs, {
+        // A key rotated or a project changed through this gateway is refused here at once; other
+        // replicas learn it from the auth service's NATS invalidation.
+        onUpstreamResponse: (req, status) => {
+          if (status < 200 || status >= 300 || req.gateway?.route.auth !== 'admin') return;
+          const id = mutatedProjectId(req.method, req.path);
+          if (id) deps.directory.invalidateProject?.(id);
+        },
+      }),
     ]),
   );
   app.use((req: Request, res: Response, next: NextFunction) => {

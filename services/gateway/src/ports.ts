@@ -11,6 +11,8 @@ export interface ResolvedProject {
 export interface ProjectDirectory {
   byKeyHash(keyHash: string, requestId: string): Promise<ResolvedProject | null>;
   byId(projectId: string, requestId: string): Promise<ResolvedProject | null>;
+  /** Forget what is cached about a project (no-op for an uncached directory). */
+  invalidateProject?(projectId: string): void;
 }
 
 export interface RateLimitResult {

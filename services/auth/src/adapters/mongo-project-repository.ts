@@ -11,7 +11,7 @@ import {
 } from '@baas/common';
 import type { Project, StoredKey, StoredSettings } from '../domain/projects/project';
 import type { IdGenerator, ProjectRepository } from '../ports';
-import { DocLocks, lockedCollection } from './doc-locks';
+import { documentLockKey, KeyedMutex, serializeWrites } from '@baas/common';
 
 interface ProjectDoc extends OutboxFields {
   _id: ObjectId;
@@ -39,12 +39,12 @@ function toProject(d: ProjectDoc): Project | null {
 
 export class MongoProjectRepository implements ProjectRepository {
   readonly coll: Collection<ProjectDoc>;
-  private readonly locks = new DocLocks();
-  /** For the outbox relay: its writes share the per-document locks (see DocLocks). */
+  private readonly locks = new KeyedMutex();
+  /** For the outbox relay: its writes share the per-document locks (see KeyedMutex). */
   readonly relayCollection: Collection;
   constructor(db: Db) {
     this.coll = db.collection<ProjectDoc>('projects');
-    this.relayCollection = lockedCollection(this.coll as unknown as Collection, this.locks);
+    this.relayCollection = serializeWrites(this.coll as unknown as Collection, this.locks);
   }
 
   async ensureIndexes(): Promise<void> {
@@ -93,7 +93,7 @@ export class MongoProjectRepository implements ProjectRepository {
     if (changes.settings !== undefined) $set.settings = changes.settings;
     // No projection here: FerretDB does not implement findAndModify's `fields`; toProject drops
     // the outbox bookkeeping anyway.
-    const d = await this.locks.run(id, () =>
+    const d = await this.locks.run(documentLockKey(this.coll, id), () =>
       this.coll.findOneAndUpdate({ _id: new ObjectId(id), ...LIVE }, pushEvents({ $set }, events), {
         returnDocument: 'after',
       }),
@@ -102,7 +102,7 @@ export class MongoProjectRepository implements ProjectRepository {
   }
 
   async replaceKey(id: ProjectId, type: KeyType, key: StoredKey, events: EventEnvelope[]): Promise<boolean> {
-    const r = await this.locks.run(id, () =>
+    const r = await this.locks.run(documentLockKey(this.coll, id), () =>
       this.coll.updateOne(
         { _id: new ObjectId(id), ...LIVE },
         pushEvents({ $set: { [`keys.${type}`]: key, updatedAt: new Date() } }, events),
@@ -114,7 +114,7 @@ export class MongoProjectRepository implements ProjectRepository {
   /** Keeps a tombstone (no keys) so the deletion event and later lookups are unambiguous. */
   async markDeleted(id: ProjectId, events: EventEnvelope[]): Promise<boolean> {
     const now = new Date();
-    const r = await this.locks.run(id, () =>
+    const r = await this.locks.run(documentLockKey(this.coll, id), () =>
       this.coll.updateOne(
         { _id: new ObjectId(id), ...LIVE },
         pushEvents({ $set: { deletedAt: now, updatedAt: now }, $unset: { keys: '' } }, events),

@@ -11,7 +11,7 @@ import {
 } from '@baas/common';
 import { DuplicateEmailError, type CodeEffects, type NewUser, type UserRepository } from '../ports';
 import { normalizeEmail, type CodePurpose, type StoredCode, type User } from '../domain/users/user';
-import { DocLocks, lockedCollection } from './doc-locks';
+import { documentLockKey, KeyedMutex, serializeWrites } from '@baas/common';
 
 interface UserDoc extends OutboxFields {
   _id: ObjectId;
@@ -55,7 +55,7 @@ function oid(id: string): ObjectId | null {
 /** Users of every project in one collection; every query carries the project id. */
 export class MongoUserRepository implements UserRepository {
   readonly coll: Collection<UserDoc>;
-  private readonly locks = new DocLocks();
+  private readonly locks = new KeyedMutex();
   /** What the outbox relay must use for this collection (its writes share the document locks). */
   readonly relayCollection: Collection;
   constructor(
@@ -63,11 +63,11 @@ export class MongoUserRepository implements UserRepository {
     private readonly afterWrite: AfterEventWrite = () => undefined,
   ) {
     this.coll = db.collection<UserDoc>('users');
-    this.relayCollection = lockedCollection(this.coll as unknown as Collection, this.locks);
+    this.relayCollection = serializeWrites(this.coll as unknown as Collection, this.locks);
   }
 
   private locked<T>(id: ObjectId, fn: () => Promise<T>): Promise<T> {
-    return this.locks.run(id.toHexString(), fn);
+    return this.locks.run(documentLockKey(this.coll, id), fn);
   }
 
   async ensureIndexes(): Promise<void> {
@@ -257,7 +257,7 @@ export class MongoUserRepository implements UserRepository {
         .limit(limit - done)
         .toArray();
       if (ids.length === 0) continue;
-      // One document at a time, each under its lock (see DocLocks).
+      // One document at a time, each under its lock (see KeyedMutex).
       for (const { _id } of ids)
         await this.locked(_id, () => this.coll.updateOne({ _id, [`${field}.expiresAt`]: { $lt: cutoff } }, { $unset: { [field]: '' } }));
       done += ids.length;

@@ -1,9 +1,8 @@
 import argon2 from 'argon2';
-import { connectNats, createEvent, createLogger, idempotent, JANITOR_SUBJECTS, JetStreamBus, MongoProcessedEvents, type JanitorReply } from '@baas/common';
+import { answerJanitor, connectNats, createEvent, createLogger, idempotent, JANITOR_SUBJECTS, JetStreamBus, MongoProcessedEvents, type JanitorReply } from '@baas/common';
 import { deleteProjectUsers } from '../../src/domain/maintenance/delete-project-users';
 import { eventually } from './harness';
 import { infra, requireInfra } from '../../../../test/support/infra';
-import { respondToJanitor } from '../../src/adapters/nats-janitor-responder';
 import { purgeExpired } from '../../src/domain/maintenance/purge-expired';
 import { startHarness, type Harness } from './harness';
 
@@ -87,14 +86,14 @@ describe('janitor command over NATS', () => {
     const nc = await connectNats(infra.natsUrl, 'auth-it', logger);
     // A private subject, so the running stack's auth service (same queue group) does not answer.
     const subject = `${JANITOR_SUBJECTS.purgeExpiredSessions}.it-${Date.now()}`;
-    const sub = respondToJanitor(nc, subject, (cmd) => purgeExpired({ ...h.wiring, clock: () => new Date() }, cmd), logger);
+    const sub = answerJanitor(nc, subject, logger, (cmd) => purgeExpired({ ...h.wiring, clock: () => new Date() }, cmd));
     try {
       const reply = await nc.request(subject, JSON.stringify({ olderThan: new Date().toISOString(), batchSize: 100 }), { timeout: 5000 });
       expect(reply.json<JanitorReply>()).toMatchObject({ ok: true, processed: expect.any(Number), more: false });
       const bad = await nc.request(subject, JSON.stringify({ nope: 1 }), { timeout: 5000 });
       expect(bad.json<JanitorReply>()).toMatchObject({ ok: false, processed: 0 });
     } finally {
-      sub.unsubscribe();
+      await sub.close();
       await nc.drain();
     }
   });

@@ -181,7 +181,7 @@ describe('ending sessions', () => {
     const p = await h.project();
     const u = await signup(p);
     const { deleteUser } = await import('../../src/domain/users/delete-user');
-    // Deleting right after signup races the relay cleaning the signup's events (DocLocks).
+    // Deleting right after signup races the relay cleaning the signup's events (KeyedMutex).
     await deleteUser(h.wiring.deps, p, u.userId, 'req-1');
     await h.relay.flush();
     // Publication is at least once (JetStream drops repeats by event id): count distinct ids.

@@ -12,7 +12,7 @@ import {
 } from '@baas/common';
 import type { CollectionCatalogue } from '../ports';
 import type { CollectionDef, CollectionSchema, RlsConfig } from '../domain/collections/collection';
-import { KeyedMutex, serializeWrites } from './keyed-mutex';
+import { KeyedMutex, serializeWrites } from '@baas/common';
 
 interface CatalogueDoc extends OutboxFields {
   _id: string;

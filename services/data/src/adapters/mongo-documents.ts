@@ -12,7 +12,7 @@ import {
 } from '@baas/common';
 import type { DocumentCollection, DocumentStore, Filter, FindOptions, ProjectDocuments, StoredDoc } from '../ports';
 import { uniquePaths, type CollectionDef } from '../domain/collections/collection';
-import { KeyedMutex, serializeWrites } from './keyed-mutex';
+import { KeyedMutex, serializeWrites } from '@baas/common';
 
 const UNIQUE_PREFIX = 'uniq_';
 const MAX_TIME_EXPIRED = 50;

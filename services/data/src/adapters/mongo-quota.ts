@@ -1,7 +1,7 @@
 import type { Collection, Db } from 'mongodb';
 import { isDuplicateKeyError, type ProjectId } from '@baas/common';
 import type { DocumentQuota } from '../ports';
-import type { KeyedMutex } from './keyed-mutex';
+import type { KeyedMutex } from '@baas/common';
 
 interface CounterDoc {
   _id: string;

@@ -1,4 +1,4 @@
-import { isUsersCollectionPath, matchRoute } from './routes';
+import { isUsersCollectionPath, matchRoute, mutatedProjectId } from './routes';
 
 describe('matchRoute', () => {
   it.each([
@@ -38,4 +38,19 @@ describe('isUsersCollectionPath', () => {
   it.each(['/api/data/usersx', '/api/data/things/users', '/api/data', '/api/storage/users'])('lets %s through', (p) =>
     expect(isUsersCollectionPath(p)).toBe(false),
   );
+});
+
+describe('mutatedProjectId', () => {
+  const id = '64b7f0c2a1b2c3d4e5f60718';
+  it.each([
+    ['PATCH', `/api/admin/projects/${id}`],
+    ['DELETE', `/api/admin/projects/${id}`],
+    ['POST', `/api/admin/projects/${id}/keys/rotate`],
+  ])('names the project changed by %s %s', (method, path) => expect(mutatedProjectId(method, path)).toBe(id));
+  it.each([
+    ['GET', `/api/admin/projects/${id}`],
+    ['POST', '/api/admin/projects'],
+    ['POST', `/api/admin/projects/${id}`],
+    ['PUT', `/api/admin/projects/${id}/collections/x`],
+  ])('ignores %s %s', (method, path) => expect(mutatedProjectId(method, path)).toBeUndefined());
 });

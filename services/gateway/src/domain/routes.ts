@@ -50,3 +50,17 @@ export function isUsersCollectionPath(path: string): boolean {
   }
   return decoded.trim().toLowerCase() === 'users';
 }
+
+const PROJECT_MUTATION = /^\/api\/admin\/projects\/([a-f0-9]{24})(?:\/keys\/rotate)?\/?$/;
+
+/**
+ * The project whose keys or settings an admin request changes (PATCH, DELETE, key rotation),
+ * so the gateway that carried it can drop its cached copy before answering.
+ */
+export function mutatedProjectId(method: string, path: string): string | undefined {
+  if (method !== 'PATCH' && method !== 'DELETE' && method !== 'POST') return undefined;
+  const m = PROJECT_MUTATION.exec(path);
+  if (!m) return undefined;
+  if (method === 'POST' && !path.replace(/\/$/, '').endsWith('/keys/rotate')) return undefined;
+  return m[1];
+}

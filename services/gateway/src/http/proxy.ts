@@ -1,4 +1,4 @@
-import { Agent, type ClientRequest } from 'node:http';
+import { Agent, type ClientRequest, type IncomingMessage } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import type { Socket } from 'node:net';
 import type { Request, Response, RequestHandler } from 'express';
@@ -35,7 +35,18 @@ function upstreamError(err: NodeJS.ErrnoException, req: Request): AppError {
  * open a new connection). Bodies are never parsed here. The assertion, request id and trace
  * context are set on the upstream request; unreachable services become 502/503/504.
  */
-export function createServiceProxy(service: ServiceName, target: string, logger: Logger, timeoutMs: number): RequestHandler {
+export interface ProxyHooks {
+  /** Called with the upstream answer before any byte of it reaches the client. */
+  onUpstreamResponse?: (req: Request, status: number) => void;
+}
+
+export function createServiceProxy(
+  service: ServiceName,
+  target: string,
+  logger: Logger,
+  timeoutMs: number,
+  hooks: ProxyHooks = {},
+): RequestHandler {
   const agent = new Agent({ keepAlive: true, maxSockets: 256, maxFreeSockets: 64, keepAliveMsecs: 1000, timeout: 60_000 });
   const proxy = createProxyMiddleware<Request, Response>({
     target,
@@ -54,6 +65,9 @@ export function createServiceProxy(service: ServiceName, target: string, logger:
         if (state?.route.auth === 'admin' || state?.route.auth === 'admin-project') proxyReq.removeHeader('authorization');
         proxyReq.setHeader('x-request-id', req.id);
         if (!req.header('traceparent')) proxyReq.setHeader('traceparent', traceparent());
+      },
+      proxyRes: (proxyRes: IncomingMessage, req: Request) => {
+        hooks.onUpstreamResponse?.(req, proxyRes.statusCode ?? 0);
       },
       error: (err: NodeJS.ErrnoException, req: Request, res: Response | Socket) => {
         const mapped = upstreamError(err, req);

@@ -38,9 +38,9 @@ async function listen(handler: http.RequestListener): Promise<string> {
   return `http://127.0.0.1:${(s.address() as AddressInfo).port}`;
 }
 
-function gatewayWith(opts: { points?: number; redisClient?: Redis; data?: string; prefix?: string }) {
+function gatewayWith(opts: { points?: number; redisClient?: Redis; data?: string; prefix?: string; nats?: boolean }) {
   const directory = new CachedProjectDirectory(new AuthProjectDirectory(authUrl, secret), 60_000);
-  subscribeInvalidations(nc, directory);
+  if (opts.nats !== false) subscribeInvalidations(nc, directory);
   const prefix = opts.prefix ?? `rl:${randomBytes(4).toString('hex')}`;
   const client = opts.redisClient ?? redis;
   return createApp({
@@ -160,6 +160,18 @@ describe('gateway (real Redis, NATS, auth service)', () => {
     }
     expect(status).toBe(401);
     expect((await call(other, 'GET', '/api/data/t', { 'x-api-key': rot.body.secretKey })).status).toBe(200);
+  });
+
+  it('refuses a key rotated through this gateway on the very next request, even without NATS', async () => {
+    const gw = await listen(gatewayWith({ nats: false }));
+    const p = await newProject();
+    expect((await call(gw, 'GET', '/api/data/t', { 'x-api-key': p.secretKey })).status).toBe(200);
+    const rot = await call(gw, 'POST', `/api/admin/projects/${p.id}/keys/rotate`, { authorization: `Bearer ${adminToken}` }, { type: 'secret' });
+    expect(rot.status).toBe(200);
+    expect((await call(gw, 'GET', '/api/data/t', { 'x-api-key': p.secretKey })).status).toBe(401);
+    const del = await call(gw, 'DELETE', `/api/admin/projects/${p.id}`, { authorization: `Bearer ${adminToken}` });
+    expect(del.status).toBe(200);
+    expect((await call(gw, 'GET', '/api/data/t', { 'x-api-key': rot.body.secretKey })).status).toBe(401);
   });
 
   it('limits per client IP with Redis and answers 429 with Retry-After past the limit', async () => {

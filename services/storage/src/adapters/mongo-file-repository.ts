@@ -10,7 +10,7 @@ import {
   type ProjectId,
 } from '@baas/common';
 import type { FileRecord, FileRepository, FileStatus } from '../ports';
-import { KeyedMutex } from './keyed-mutex';
+import { KeyedMutex } from '@baas/common';
 
 interface FileDoc extends OutboxFields {
   /** The file path `<projectId>/<name>`: unique by construction. */

@@ -1,7 +1,7 @@
 import type { Collection, Db } from 'mongodb';
 import { isDuplicateKeyError, type ProjectId } from '@baas/common';
 import type { QuotaLedger } from '../ports';
-import { KeyedMutex } from './keyed-mutex';
+import { KeyedMutex } from '@baas/common';
 
 interface UsageDoc {
   _id: string;
