@@ -6,4 +6,6 @@ module.exports = {
   projects: ['<rootDir>/jest.unit.config.js', '<rootDir>/jest.integration.config.js', '<rootDir>/jest.e2e.config.js'],
   // Clients of real servers (NATS status loops, pools) must not keep a CI run alive.
   forceExit: true,
+  // A global option: the tiers' own testTimeout is ignored when they run as projects.
+  testTimeout: 60000,
 };
