@@ -87,6 +87,8 @@ export const env = {
 export const serviceEnvShape = {
   MONGO_URL: env.string('mongodb://127.0.0.1:27017'),
   NATS_URL: env.string('nats://127.0.0.1:4222'),
+  /** JetStream replicas of the event streams: 1 on a single server, 3 on a production cluster. */
+  NATS_STREAM_REPLICAS: z.coerce.number().int().min(1).max(5).default(1),
   INTERNAL_ASSERTION_SECRET: env.secret(32),
   LOG_LEVEL: env.logLevel(),
   SHUTDOWN_GRACE_SECONDS: env.int(10),

@@ -31,7 +31,7 @@ async function main(): Promise<void> {
   const mongo = await connectMongo(config.MONGO_URL, 'baas-auth');
   const db = mongo.db(config.MONGO_DB);
   const nc = await connectNats(config.NATS_URL, 'baas-auth', logger);
-  const bus = await JetStreamBus.create(nc, logger);
+  const bus = await JetStreamBus.create(nc, logger, { replicas: config.NATS_STREAM_REPLICAS });
 
   const projects = new MongoProjectRepository(db);
   await projects.ensureIndexes();

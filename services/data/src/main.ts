@@ -28,7 +28,7 @@ async function main(): Promise<void> {
   const mongo = await connectMongo(config.MONGO_URL, 'baas-data');
   const db = mongo.db(config.MONGO_DB);
   const nc = await connectNats(config.NATS_URL, 'baas-data', logger);
-  const bus = await JetStreamBus.create(nc, logger);
+  const bus = await JetStreamBus.create(nc, logger, { replicas: config.NATS_STREAM_REPLICAS });
 
   const { deps, relay } = await wireData({
     mongo,

@@ -30,7 +30,7 @@ async function main(): Promise<void> {
   const mongo = await connectMongo(config.MONGO_URL, 'baas-mail');
   const db = mongo.db(config.MONGO_DB);
   const nc = await connectNats(config.NATS_URL, 'baas-mail', logger);
-  const bus = await JetStreamBus.create(nc, logger);
+  const bus = await JetStreamBus.create(nc, logger, { replicas: config.NATS_STREAM_REPLICAS });
 
   const templates = new MongoTemplateRepository(db);
   const usage = new MongoUsageCounter(db);

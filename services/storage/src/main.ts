@@ -32,7 +32,7 @@ async function main(): Promise<void> {
   const mongo = await connectMongo(config.MONGO_URL, 'baas-storage');
   const db = mongo.db(config.MONGO_DB);
   const nc = await connectNats(config.NATS_URL, 'baas-storage', logger);
-  const bus = await JetStreamBus.create(nc, logger);
+  const bus = await JetStreamBus.create(nc, logger, { replicas: config.NATS_STREAM_REPLICAS });
   const store = await createObjectStore(config);
 
   // Each refers to the other only from callbacks that run after both exist.

@@ -48,8 +48,12 @@ export async function connectNats(url: string, name: string, logger: Logger): Pr
 
 const DAY_NS = nanos(24 * 60 * 60 * 1000);
 
+export interface StreamOptions {
+  replicas?: number;
+}
+
 /** Creates or updates the streams every service relies on; safe to run from every replica. */
-export async function ensureStreams(jsm: JetStreamManager): Promise<void> {
+export async function ensureStreams(jsm: JetStreamManager, opts: StreamOptions = {}): Promise<void> {
   const streams = [
     {
       name: EVENTS_STREAM,
@@ -68,6 +72,7 @@ export async function ensureStreams(jsm: JetStreamManager): Promise<void> {
   for (const s of streams) {
     const config = {
       ...s,
+      num_replicas: opts.replicas ?? 1,
       storage: StorageType.File,
       retention: RetentionPolicy.Limits,
       discard: DiscardPolicy.Old,
@@ -97,9 +102,9 @@ export class JetStreamBus implements EventPublisher {
     private readonly logger: Logger,
   ) {}
 
-  static async create(nc: NatsConnection, logger: Logger): Promise<JetStreamBus> {
+  static async create(nc: NatsConnection, logger: Logger, streams: StreamOptions = {}): Promise<JetStreamBus> {
     const jsm = await jetstreamManager(nc);
-    await ensureStreams(jsm);
+    await ensureStreams(jsm, streams);
     return new JetStreamBus(nc, jetstream(nc), jsm, logger);
   }
 
