@@ -7,6 +7,11 @@ export async function connectMongo(url: string, appName: string): Promise<MongoC
     maxPoolSize: 50,
     serverSelectionTimeoutMS: 5000,
     connectTimeoutMS: 5000,
+    // Recover by itself after the database or the network between comes back: poll the server
+    // every 2 s (FerretDB has no streaming hello), and never wait forever on a dead socket.
+    serverMonitoringMode: 'poll',
+    heartbeatFrequencyMS: 2000,
+    socketTimeoutMS: 60_000,
     retryWrites: true,
   });
   await client.connect();
