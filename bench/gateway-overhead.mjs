@@ -11,7 +11,14 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { SignJWT } from 'jose';
 
-const args = Object.fromEntries(process.argv.slice(2).join(' ').split('--').filter(Boolean).map((a) => a.trim().split(/\s+/)));
+const args = Object.fromEntries(
+  process.argv
+    .slice(2)
+    .join(' ')
+    .split('--')
+    .filter(Boolean)
+    .map((a) => a.trim().split(/\s+/)),
+);
 const REQUESTS = Number(args.requests ?? 3000);
 const CONCURRENCY = Number(args.concurrency ?? 16);
 const ROUNDS = Number(args.rounds ?? 3);
@@ -59,7 +66,11 @@ async function run(label, makeRequest) {
 
 const admin = await fetch(`${env.BASE_URL}/api/admin/projects`, {
   method: 'POST',
-  headers: { authorization: `Bearer ${env.PLATFORM_ADMIN_TOKEN}`, 'content-type': 'application/json', 'x-forwarded-for': '10.250.0.1' },
+  headers: {
+    authorization: `Bearer ${env.PLATFORM_ADMIN_TOKEN}`,
+    'content-type': 'application/json',
+    'x-forwarded-for': '10.250.0.1',
+  },
   body: JSON.stringify({ name: 'bench' }),
 });
 if (admin.status !== 201) throw new Error(`cannot create a project: ${admin.status} ${await admin.text()}`);
@@ -69,7 +80,17 @@ const settings = project.settings;
 const path = '/api/data/bench-unregistered';
 
 const direct = async () => {
-  const assertion = await new SignJWT({ rid: 'bench', adm: false, pid: project.id, kt: 'secret', set: { publicSignups: settings.publicSignups, requireEmailVerification: settings.requireEmailVerification, limits: settings.limits } })
+  const assertion = await new SignJWT({
+    rid: 'bench',
+    adm: false,
+    pid: project.id,
+    kt: 'secret',
+    set: {
+      publicSignups: settings.publicSignups,
+      requireEmailVerification: settings.requireEmailVerification,
+      limits: settings.limits,
+    },
+  })
     .setProtectedHeader({ alg: 'HS256', typ: 'baas-assertion+jwt' })
     .setIssuer('baas-gateway')
     .setAudience('data')
@@ -79,7 +100,10 @@ const direct = async () => {
   return request(`${env.DATA_URL}${path}`, { 'x-gateway-assertion': assertion });
 };
 const viaGateway = () =>
-  request(`${env.BASE_URL}${path}`, { 'x-api-key': project.secretKey, 'x-forwarded-for': `10.${randomBytes(3).join('.')}` });
+  request(`${env.BASE_URL}${path}`, {
+    'x-api-key': project.secretKey,
+    'x-forwarded-for': `10.${randomBytes(3).join('.')}`,
+  });
 
 // Warm up both paths (JIT, caches, pooled sockets).
 await run('warm-direct', direct);
@@ -90,12 +114,26 @@ for (let r = 0; r < ROUNDS; r++) {
   results.gateway.push(await run('gateway', viaGateway));
 }
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const summary = (rs) => ({ rps: median(rs.map((r) => r.rps)), p50: median(rs.map((r) => r.p50)), p99: median(rs.map((r) => r.p99)), statuses: rs.at(-1).statuses });
+const summary = (rs) => ({
+  rps: median(rs.map((r) => r.rps)),
+  p50: median(rs.map((r) => r.p50)),
+  p99: median(rs.map((r) => r.p99)),
+  statuses: rs.at(-1).statuses,
+});
 const d = summary(results.direct);
 const g = summary(results.gateway);
 console.log(`requests per round ${REQUESTS}, concurrency ${CONCURRENCY}, rounds ${ROUNDS} (medians)`);
-console.log(`direct to data service : ${d.rps.toFixed(0)} req/s  p50 ${d.p50.toFixed(2)} ms  p99 ${d.p99.toFixed(2)} ms  statuses ${JSON.stringify(d.statuses)}`);
-console.log(`through the gateway    : ${g.rps.toFixed(0)} req/s  p50 ${g.p50.toFixed(2)} ms  p99 ${g.p99.toFixed(2)} ms  statuses ${JSON.stringify(g.statuses)}`);
-console.log(`ratio gateway/direct throughput: ${(g.rps / d.rps).toFixed(2)}  (target >= 0.40 on 2 cores: one extra keep-alive hop plus a Redis round trip)`);
-await fetch(`${env.BASE_URL}/api/admin/projects/${project.id}`, { method: 'DELETE', headers: { authorization: `Bearer ${env.PLATFORM_ADMIN_TOKEN}`, 'x-forwarded-for': '10.250.0.1' } });
+console.log(
+  `direct to data service : ${d.rps.toFixed(0)} req/s  p50 ${d.p50.toFixed(2)} ms  p99 ${d.p99.toFixed(2)} ms  statuses ${JSON.stringify(d.statuses)}`,
+);
+console.log(
+  `through the gateway    : ${g.rps.toFixed(0)} req/s  p50 ${g.p50.toFixed(2)} ms  p99 ${g.p99.toFixed(2)} ms  statuses ${JSON.stringify(g.statuses)}`,
+);
+console.log(
+  `ratio gateway/direct throughput: ${(g.rps / d.rps).toFixed(2)}  (target >= 0.40 on 2 cores: one extra keep-alive hop plus a Redis round trip)`,
+);
+await fetch(`${env.BASE_URL}/api/admin/projects/${project.id}`, {
+  method: 'DELETE',
+  headers: { authorization: `Bearer ${env.PLATFORM_ADMIN_TOKEN}`, 'x-forwarded-for': '10.250.0.1' },
+});
 agent.destroy();

@@ -24,10 +24,25 @@ export function uniqueEmail(tag = 'u'): string {
   return `${tag}.${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}@example.test`;
 }
 
-export async function signupUser(call: AuthCall, key: string, extra: Record<string, unknown> = {}, email = uniqueEmail()) {
-  const r = await call('POST', '/api/userAuth/signup', { key, headers: HEADER_MODE, body: { email, password: 'password-123', ...extra } });
+export async function signupUser(
+  call: AuthCall,
+  key: string,
+  extra: Record<string, unknown> = {},
+  email = uniqueEmail(),
+) {
+  const r = await call('POST', '/api/userAuth/signup', {
+    key,
+    headers: HEADER_MODE,
+    body: { email, password: 'password-123', ...extra },
+  });
   if (r.status !== 201) throw new Error(`signup failed: ${r.status} ${JSON.stringify(r.body)}`);
-  return { email, password: 'password-123', userId: r.body.user._id as string, access: r.body.accessToken as string, refresh: r.body.refreshToken as string };
+  return {
+    email,
+    password: 'password-123',
+    userId: r.body.user._id as string,
+    access: r.body.accessToken as string,
+    refresh: r.body.refreshToken as string,
+  };
 }
 
 export interface AuthEvent {
@@ -66,10 +81,18 @@ export class EventTap {
   }
 
   /** The latest event of the type for the user (waits for it to arrive). */
-  async waitFor(type: string, projectId: string, email: string, after = 0, timeoutMs = 8000): Promise<AuthEvent> {
+  async waitFor(
+    type: string,
+    projectId: string,
+    email: string,
+    after = 0,
+    timeoutMs = 8000,
+  ): Promise<AuthEvent> {
     const end = Date.now() + timeoutMs;
     for (;;) {
-      const found = this.seen.filter((e) => e.type === type && e.projectId === projectId && e.data.email === email);
+      const found = this.seen.filter(
+        (e) => e.type === type && e.projectId === projectId && e.data.email === email,
+      );
       if (found.length > after) return found[found.length - 1] as AuthEvent;
       if (Date.now() > end) throw new Error(`no ${type} event for ${email}`);
       await new Promise((r) => setTimeout(r, 50));
@@ -77,7 +100,9 @@ export class EventTap {
   }
 
   count(type: string, projectId: string, pred: (e: AuthEvent) => boolean = () => true): number {
-    return new Set(this.seen.filter((e) => e.type === type && e.projectId === projectId && pred(e)).map((e) => e.id)).size;
+    return new Set(
+      this.seen.filter((e) => e.type === type && e.projectId === projectId && pred(e)).map((e) => e.id),
+    ).size;
   }
 
   async close(): Promise<void> {

@@ -15,7 +15,14 @@ describe('data: list filters, sorting and pagination', () => {
   beforeAll(async () => {
     p = await dataProject();
     await p.register('items', {
-      schema: { fields: [{ key: 'name', type: 'String' }, { key: 'price', type: 'Number' }, { key: 'active', type: 'Boolean' }, { key: 'at', type: 'Date' }] },
+      schema: {
+        fields: [
+          { key: 'name', type: 'String' },
+          { key: 'price', type: 'Number' },
+          { key: 'active', type: 'Boolean' },
+          { key: 'at', type: 'Date' },
+        ],
+      },
     });
     await p.register('loose');
     const rows = [
@@ -25,7 +32,12 @@ describe('data: list filters, sorting and pagination', () => {
       { name: 'date', price: 20, active: false, at: '2024-04-01T00:00:00Z', meta: { color: 'brown' } },
     ];
     for (const r of rows) await p.seed('items', r);
-    for (const r of [{ name: 'x', score: 5 }, { name: 'y', score: '7' }, { name: 'z', score: 9, flag: true }]) await p.seed('loose', r);
+    for (const r of [
+      { name: 'x', score: 5 },
+      { name: 'y', score: '7' },
+      { name: 'z', score: 9, flag: true },
+    ])
+      await p.seed('loose', r);
   });
 
   it('returns the list envelope with defaults page 1 and limit 20', async () => {
@@ -75,9 +87,19 @@ describe('data: list filters, sorting and pagination', () => {
 
   it('sorts ascending and with - descending', async () => {
     const asc = await list('sort=price');
-    expect(asc.body.data.items.map((i: { name: string }) => i.name)).toEqual(['apple', 'banana', 'cherry', 'date']);
+    expect(asc.body.data.items.map((i: { name: string }) => i.name)).toEqual([
+      'apple',
+      'banana',
+      'cherry',
+      'date',
+    ]);
     const desc = await list('sort=-price');
-    expect(desc.body.data.items.map((i: { name: string }) => i.name)).toEqual(['date', 'cherry', 'banana', 'apple']);
+    expect(desc.body.data.items.map((i: { name: string }) => i.name)).toEqual([
+      'date',
+      'cherry',
+      'banana',
+      'apple',
+    ]);
   });
 
   it('pages with page/limit, clamps limit to 100 and refuses non-positive integers', async () => {
@@ -90,7 +112,16 @@ describe('data: list filters, sorting and pagination', () => {
     expect((await list('limit=100')).body.data.limit).toBe(100);
     expect((await list('limit=101')).body.data.limit).toBe(100);
     expect((await list('limit=1000000')).body.data.limit).toBe(100);
-    for (const bad of ['page=0', 'page=-1', 'page=1.5', 'page=abc', 'limit=0', 'limit=-5', 'limit=2.5', 'limit=abc'])
+    for (const bad of [
+      'page=0',
+      'page=-1',
+      'page=1.5',
+      'page=abc',
+      'limit=0',
+      'limit=-5',
+      'limit=2.5',
+      'limit=abc',
+    ])
       expect((await list(bad)).status).toBe(400);
   });
 
@@ -102,7 +133,9 @@ describe('data: list filters, sorting and pagination', () => {
     let cursor = '';
     let pages = 0;
     for (;;) {
-      const r = await p.call('GET', `/api/data/stream?limit=4&cursor=${encodeURIComponent(cursor)}`, { key: p.secretKey });
+      const r = await p.call('GET', `/api/data/stream?limit=4&cursor=${encodeURIComponent(cursor)}`, {
+        key: p.secretKey,
+      });
       expect(r.status).toBe(200);
       expect(r.body.data.cursor).toBe(cursor);
       expect(r.body.data.page).toBeUndefined();
@@ -122,9 +155,15 @@ describe('data: list filters, sorting and pagination', () => {
   it('walks in ascending order with sort=createdAt and refuses other sorts in cursor mode', async () => {
     const first = await p.call('GET', '/api/data/items?cursor=&sort=createdAt&limit=2', { key: p.secretKey });
     expect(first.body.data.items.map((i: { name: string }) => i.name)).toEqual(['apple', 'banana']);
-    const second = await p.call('GET', `/api/data/items?cursor=${first.body.data.nextCursor}&sort=createdAt&limit=2`, { key: p.secretKey });
+    const second = await p.call(
+      'GET',
+      `/api/data/items?cursor=${first.body.data.nextCursor}&sort=createdAt&limit=2`,
+      { key: p.secretKey },
+    );
     expect(second.body.data.items.map((i: { name: string }) => i.name)).toEqual(['cherry', 'date']);
     expect(second.body.data.nextCursor).toBeNull();
-    expect((await p.call('GET', '/api/data/items?cursor=&sort=price', { key: p.secretKey })).status).toBe(400);
+    expect((await p.call('GET', '/api/data/items?cursor=&sort=price', { key: p.secretKey })).status).toBe(
+      400,
+    );
   });
 });

@@ -4,7 +4,8 @@ describe('data: document quota per project', () => {
   it('accepts documents up to the quota and refuses one past it (403 QUOTA_EXCEEDED)', async () => {
     const p = await dataProject({ limits: { documents: 3 } });
     await p.register('q');
-    for (let i = 0; i < 3; i++) expect((await p.call('POST', '/api/data/q', { key: p.secretKey, body: { i } })).status).toBe(201);
+    for (let i = 0; i < 3; i++)
+      expect((await p.call('POST', '/api/data/q', { key: p.secretKey, body: { i } })).status).toBe(201);
     const over = await p.call('POST', '/api/data/q', { key: p.secretKey, body: { i: 4 } });
     expect(over.status).toBe(403);
     expect(over.body.code).toBe('QUOTA_EXCEEDED');
@@ -24,7 +25,11 @@ describe('data: document quota per project', () => {
   it('lets exactly the quota through when 30 inserts race against a quota of 10', async () => {
     const p = await dataProject({ limits: { documents: 10 } });
     await p.register('race');
-    const results = await Promise.all(Array.from({ length: 30 }, (_, i) => p.call('POST', '/api/data/race', { key: p.secretKey, body: { i } })));
+    const results = await Promise.all(
+      Array.from({ length: 30 }, (_, i) =>
+        p.call('POST', '/api/data/race', { key: p.secretKey, body: { i } }),
+      ),
+    );
     expect(results.filter((r) => r.status === 201)).toHaveLength(10);
     expect(results.filter((r) => r.status === 403)).toHaveLength(20);
     expect((await p.call('GET', '/api/data/race', { key: p.secretKey })).body.data.total).toBe(10);

@@ -23,12 +23,23 @@ describe('data: injection and cross-tenant attacks', () => {
     t2Doc = await t2.seed('orders', { secret: t2Canary });
     await t2.seed('secrets', { secret: t2Canary, userId: 'victim' });
     [a, b] = [await t1.user(), await t1.user()];
-    bDoc = (await t1.call('POST', '/api/data/secrets', { key: t1.publishableKey, token: b.token, body: { secret: bCanary } })).body;
-    await t1.call('POST', '/api/data/secrets', { key: t1.publishableKey, token: a.token, body: { secret: 'mine' } });
+    bDoc = (
+      await t1.call('POST', '/api/data/secrets', {
+        key: t1.publishableKey,
+        token: b.token,
+        body: { secret: bCanary },
+      })
+    ).body;
+    await t1.call('POST', '/api/data/secrets', {
+      key: t1.publishableKey,
+      token: a.token,
+      body: { secret: 'mine' },
+    });
     await t1.seed('orders', { mine: true });
   });
 
-  const asA = (method: string, path: string, body?: unknown) => t1.call(method, path, { key: t1.publishableKey, token: a.token, body });
+  const asA = (method: string, path: string, body?: unknown) =>
+    t1.call(method, path, { key: t1.publishableKey, token: a.token, body });
   const noLeak = (r: { body: unknown }) => {
     const text = JSON.stringify(r.body ?? '');
     expect(text).not.toContain(bCanary);
@@ -36,8 +47,14 @@ describe('data: injection and cross-tenant attacks', () => {
   };
 
   it('the canaries are there for their owners', async () => {
-    expect(JSON.stringify((await t2.call('GET', '/api/data/orders', { key: t2.secretKey })).body)).toContain(t2Canary);
-    expect(JSON.stringify((await t1.call('GET', '/api/data/secrets', { key: t1.publishableKey, token: b.token })).body)).toContain(bCanary);
+    expect(JSON.stringify((await t2.call('GET', '/api/data/orders', { key: t2.secretKey })).body)).toContain(
+      t2Canary,
+    );
+    expect(
+      JSON.stringify(
+        (await t1.call('GET', '/api/data/secrets', { key: t1.publishableKey, token: b.token })).body,
+      ),
+    ).toContain(bCanary);
   });
 
   describe('query-string injection', () => {
@@ -71,12 +88,22 @@ describe('data: injection and cross-tenant attacks', () => {
       expect(stripped.status).toBe(201);
       expect(stripped.body.userId).toBe(a.id);
       expect(stripped.body.$set).toBeUndefined();
-      for (const body of [{ x: { $where: 'sleep(1)' } }, { x: { $gt: '' } }, { x: [{ $function: {} }] }, { x: { 'a.b': 1 } }, { _outbox: [{ type: 'x' }] }, { _purgeAfterRelay: true }])
+      for (const body of [
+        { x: { $where: 'sleep(1)' } },
+        { x: { $gt: '' } },
+        { x: [{ $function: {} }] },
+        { x: { 'a.b': 1 } },
+        { _outbox: [{ type: 'x' }] },
+        { _purgeAfterRelay: true },
+      ])
         expect((await asA('POST', '/api/data/secrets', body)).status).toBe(400);
     });
 
     it('cannot use update operators or reserved fields to take over a document', async () => {
-      expect((await t1.call('GET', `/api/data/secrets/${bDoc._id}`, { key: t1.publishableKey, token: b.token })).body.secret).toBe(bCanary);
+      expect(
+        (await t1.call('GET', `/api/data/secrets/${bDoc._id}`, { key: t1.publishableKey, token: b.token }))
+          .body.secret,
+      ).toBe(bCanary);
       const mine = (await asA('POST', '/api/data/secrets', { v: 1 })).body;
       const attempts: unknown[] = [
         { $set: { userId: b.id } },
@@ -94,7 +121,9 @@ describe('data: injection and cross-tenant attacks', () => {
       expect(after.body.v).toBe(1);
       const hijack = await asA('PATCH', `/api/data/secrets/${bDoc._id}`, { userId: a.id });
       expect(hijack.status).toBe(404);
-      expect((await t1.call('GET', `/api/data/secrets/${bDoc._id}`, { key: t1.secretKey })).body.userId).toBe(b.id);
+      expect((await t1.call('GET', `/api/data/secrets/${bDoc._id}`, { key: t1.secretKey })).body.userId).toBe(
+        b.id,
+      );
     });
 
     it('refuses PATCH/DELETE/restore of isDeleted tricks', async () => {
@@ -102,25 +131,44 @@ describe('data: injection and cross-tenant attacks', () => {
       await asA('DELETE', `/api/data/secrets/${mine._id}`);
       expect((await asA('PATCH', `/api/data/secrets/${mine._id}`, { isDeleted: false })).status).toBe(404);
       expect((await asA('POST', `/api/data/secrets/${mine._id}/restore`)).status).toBe(403);
-      expect((await t1.call('GET', `/api/data/secrets/${mine._id}?include_deleted=true`, { key: t1.secretKey })).body.isDeleted).toBe(true);
+      expect(
+        (await t1.call('GET', `/api/data/secrets/${mine._id}?include_deleted=true`, { key: t1.secretKey }))
+          .body.isDeleted,
+      ).toBe(true);
     });
   });
 
   describe('cross-tenant', () => {
-    it('cannot reach another project\'s document by id with any key', async () => {
+    it("cannot reach another project's document by id with any key", async () => {
       for (const key of [t1.secretKey, t1.publishableKey]) {
         // A publishable key is refused writes on a collection without RLS (403) before any lookup.
         const writeStatus = key === t1.secretKey ? 404 : 403;
         expect((await t1.call('GET', `/api/data/orders/${t2Doc._id}`, { key })).status).toBe(404);
-        expect((await t1.call('PATCH', `/api/data/orders/${t2Doc._id}`, { key, body: { x: 1 } })).status).toBe(writeStatus);
+        expect(
+          (await t1.call('PATCH', `/api/data/orders/${t2Doc._id}`, { key, body: { x: 1 } })).status,
+        ).toBe(writeStatus);
         expect((await t1.call('DELETE', `/api/data/orders/${t2Doc._id}`, { key })).status).toBe(writeStatus);
       }
       for (const token of [a.token, b.token]) {
-        expect((await t1.call('GET', `/api/data/secrets/${t2Doc._id}`, { key: t1.publishableKey, token })).status).toBe(404);
-        expect((await t1.call('PATCH', `/api/data/secrets/${t2Doc._id}`, { key: t1.publishableKey, token, body: { x: 1 } })).status).toBe(404);
+        expect(
+          (await t1.call('GET', `/api/data/secrets/${t2Doc._id}`, { key: t1.publishableKey, token })).status,
+        ).toBe(404);
+        expect(
+          (
+            await t1.call('PATCH', `/api/data/secrets/${t2Doc._id}`, {
+              key: t1.publishableKey,
+              token,
+              body: { x: 1 },
+            })
+          ).status,
+        ).toBe(404);
       }
-      expect((await t1.call('POST', `/api/data/orders/${t2Doc._id}/restore`, { key: t1.secretKey })).status).toBe(404);
-      const list = await t1.call('GET', `/api/data/orders?_id=${t2Doc._id}&include_deleted=true`, { key: t1.secretKey });
+      expect(
+        (await t1.call('POST', `/api/data/orders/${t2Doc._id}/restore`, { key: t1.secretKey })).status,
+      ).toBe(404);
+      const list = await t1.call('GET', `/api/data/orders?_id=${t2Doc._id}&include_deleted=true`, {
+        key: t1.secretKey,
+      });
       noLeak(list);
       const stillThere = await t2.call('GET', `/api/data/orders/${t2Doc._id}`, { key: t2.secretKey });
       expect(stillThere.body).toMatchObject({ secret: t2Canary, isDeleted: false });
@@ -134,8 +182,26 @@ describe('data: injection and cross-tenant attacks', () => {
 
     it('cannot aggregate into other tenants, databases or users', async () => {
       const pipelines: unknown[] = [
-        [{ $lookup: { from: { db: `baas_data_p_${t2.id}`, coll: 'orders' }, localField: 'x', foreignField: 'x', as: 'y' } }],
-        [{ $lookup: { from: { db: 'baas_auth', coll: 'users' }, localField: 'x', foreignField: 'x', as: 'y' } }],
+        [
+          {
+            $lookup: {
+              from: { db: `baas_data_p_${t2.id}`, coll: 'orders' },
+              localField: 'x',
+              foreignField: 'x',
+              as: 'y',
+            },
+          },
+        ],
+        [
+          {
+            $lookup: {
+              from: { db: 'baas_auth', coll: 'users' },
+              localField: 'x',
+              foreignField: 'x',
+              as: 'y',
+            },
+          },
+        ],
         [{ $unionWith: { coll: { db: `baas_data_p_${t2.id}`, coll: 'orders' } } }],
         [{ $lookup: { from: 'users', localField: 'x', foreignField: 'x', as: 'y' } }],
         [{ $unionWith: 'system.profile' }],
@@ -145,7 +211,22 @@ describe('data: injection and cross-tenant attacks', () => {
         [{ $facet: { x: [{ $out: 'stolen' }] } }],
         [{ $match: { $where: 'true' } }],
         [{ $addFields: { x: { $function: { body: 'function(){return 1}', args: [], lang: 'js' } } } }],
-        [{ $group: { _id: null, x: { $accumulator: { init: 'function(){}', accumulate: 'function(){}', accumulateArgs: [], merge: 'function(){}', lang: 'js' } } } }],
+        [
+          {
+            $group: {
+              _id: null,
+              x: {
+                $accumulator: {
+                  init: 'function(){}',
+                  accumulate: 'function(){}',
+                  accumulateArgs: [],
+                  merge: 'function(){}',
+                  lang: 'js',
+                },
+              },
+            },
+          },
+        ],
         [{ $currentOp: {} }],
         [{ $collStats: {} }],
         [{ $documents: [{ a: 1 }] }],
@@ -155,7 +236,11 @@ describe('data: injection and cross-tenant attacks', () => {
       ];
       for (const pipeline of pipelines) {
         for (const key of [t1.secretKey, t1.publishableKey]) {
-          const r = await t1.call('POST', '/api/data/orders/aggregate', { key, token: key === t1.publishableKey ? a.token : undefined, body: { pipeline } });
+          const r = await t1.call('POST', '/api/data/orders/aggregate', {
+            key,
+            token: key === t1.publishableKey ? a.token : undefined,
+            body: { pipeline },
+          });
           expect(r.status).toBe(400);
           noLeak(r);
         }
@@ -164,31 +249,63 @@ describe('data: injection and cross-tenant attacks', () => {
 
     it('refuses missing or malformed pipelines (400) and pipelines over the size bounds', async () => {
       for (const body of [{}, { pipeline: {} }, { pipeline: 'x' }, { pipeline: null }])
-        expect((await t1.call('POST', '/api/data/orders/aggregate', { key: t1.secretKey, body })).status).toBe(400);
+        expect(
+          (await t1.call('POST', '/api/data/orders/aggregate', { key: t1.secretKey, body })).status,
+        ).toBe(400);
       const at = Array.from({ length: 50 }, () => ({ $match: {} }));
-      expect((await t1.call('POST', '/api/data/orders/aggregate', { key: t1.secretKey, body: { pipeline: at } })).status).toBe(200);
-      expect((await t1.call('POST', '/api/data/orders/aggregate', { key: t1.secretKey, body: { pipeline: [...at, { $match: {} }] } })).status).toBe(400);
-      const huge = await t1.call('POST', '/api/data/orders/aggregate', { key: t1.secretKey, body: { pipeline: [{ $match: { x: 'y'.repeat(70_000) } }] } });
+      expect(
+        (await t1.call('POST', '/api/data/orders/aggregate', { key: t1.secretKey, body: { pipeline: at } }))
+          .status,
+      ).toBe(200);
+      expect(
+        (
+          await t1.call('POST', '/api/data/orders/aggregate', {
+            key: t1.secretKey,
+            body: { pipeline: [...at, { $match: {} }] },
+          })
+        ).status,
+      ).toBe(400);
+      const huge = await t1.call('POST', '/api/data/orders/aggregate', {
+        key: t1.secretKey,
+        body: { pipeline: [{ $match: { x: 'y'.repeat(70_000) } }] },
+      });
       expect(huge.status).toBe(413);
-      expect((await t1.call('POST', '/api/data/unregistered/aggregate', { key: t1.secretKey, body: { pipeline: [] } })).status).toBe(404);
+      expect(
+        (
+          await t1.call('POST', '/api/data/unregistered/aggregate', {
+            key: t1.secretKey,
+            body: { pipeline: [] },
+          })
+        ).status,
+      ).toBe(404);
     });
 
     it('hides trashed documents from aggregation unless include_deleted=true', async () => {
       const d = await t1.seed('orders', { tag: 'agg-trash' });
       await t1.call('DELETE', `/api/data/orders/${d._id}`, { key: t1.secretKey });
-      const hidden = await t1.call('POST', '/api/data/orders/aggregate', { key: t1.secretKey, body: { pipeline: [{ $match: { tag: 'agg-trash' } }] } });
+      const hidden = await t1.call('POST', '/api/data/orders/aggregate', {
+        key: t1.secretKey,
+        body: { pipeline: [{ $match: { tag: 'agg-trash' } }] },
+      });
       expect(hidden.body).toMatchObject({ success: true, data: [] });
-      const shown = await t1.call('POST', '/api/data/orders/aggregate?include_deleted=true', { key: t1.secretKey, body: { pipeline: [{ $match: { tag: 'agg-trash' } }] } });
+      const shown = await t1.call('POST', '/api/data/orders/aggregate?include_deleted=true', {
+        key: t1.secretKey,
+        body: { pipeline: [{ $match: { tag: 'agg-trash' } }] },
+      });
       expect(shown.body.data).toHaveLength(1);
       expect(shown.body.data[0]).toMatchObject({ _id: d._id, isDeleted: true });
       expect(shown.body.data[0]._outbox).toBeUndefined();
     });
 
     it('cannot displace the RLS $match with $addFields/$match tricks', async () => {
-      const r = await asA('POST', '/api/data/secrets/aggregate', { pipeline: [{ $addFields: { userId: a.id } }, { $match: { userId: a.id } }] });
+      const r = await asA('POST', '/api/data/secrets/aggregate', {
+        pipeline: [{ $addFields: { userId: a.id } }, { $match: { userId: a.id } }],
+      });
       expect(r.status).toBe(200);
       noLeak(r);
-      const all = await asA('POST', '/api/data/secrets/aggregate', { pipeline: [{ $match: { $or: [{ userId: b.id }, { userId: { $exists: true } }] } }] });
+      const all = await asA('POST', '/api/data/secrets/aggregate', {
+        pipeline: [{ $match: { $or: [{ userId: b.id }, { userId: { $exists: true } }] } }],
+      });
       noLeak(all);
     });
   });

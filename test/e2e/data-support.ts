@@ -28,13 +28,20 @@ export async function dataProject(settings: Record<string, unknown> = {}): Promi
     ...p,
     call,
     async register(name, def = {}) {
-      const r = await call('PUT', `/api/admin/projects/${p.id}/collections/${name}`, { admin: true, body: def });
-      if (r.status !== 201 && r.status !== 200) throw new Error(`register ${name}: ${r.status} ${JSON.stringify(r.body)}`);
+      const r = await call('PUT', `/api/admin/projects/${p.id}/collections/${name}`, {
+        admin: true,
+        body: def,
+      });
+      if (r.status !== 201 && r.status !== 200)
+        throw new Error(`register ${name}: ${r.status} ${JSON.stringify(r.body)}`);
     },
     async user() {
       const r = await client()('POST', '/api/userAuth/signup', {
         key: p.publishableKey,
-        body: { email: `u${Date.now()}${Math.random().toString(36).slice(2, 8)}@example.com`, password: 'a long enough passphrase 42' },
+        body: {
+          email: `u${Date.now()}${Math.random().toString(36).slice(2, 8)}@example.com`,
+          password: 'a long enough passphrase 42',
+        },
       });
       if (r.status !== 201) throw new Error(`signup: ${r.status} ${JSON.stringify(r.body)}`);
       return { token: r.body.accessToken as string, id: String(r.body.user._id) };

@@ -27,7 +27,11 @@ import { uniqueDbName } from '../support/infra';
 const env = stackEnv();
 const logger = createLogger('fault-test', 'silent');
 const secret = assertionKey(env.INTERNAL_ASSERTION_SECRET ?? '');
-const settings = { publicSignups: true, requireEmailVerification: false, limits: { storageBytes: 1e8, documents: 1e5, mailMonthly: 1000 } };
+const settings = {
+  publicSignups: true,
+  requireEmailVerification: false,
+  limits: { storageBytes: 1e8, documents: 1e5, mailMonthly: 1000 },
+};
 let nc: NatsConnection;
 let bus: JetStreamBus;
 let mongo: MongoClient;
@@ -68,11 +72,20 @@ async function service(name: string, extraEnv: Record<string, string>): Promise<
   return s;
 }
 
-async function call(base: string, audience: ServiceName, method: string, path: string, claims: { projectId?: string; admin?: boolean }, body?: unknown) {
+async function call(
+  base: string,
+  audience: ServiceName,
+  method: string,
+  path: string,
+  claims: { projectId?: string; admin?: boolean },
+  body?: unknown,
+) {
   const assertion = await signAssertion(secret, audience, {
     requestId: `fault-${randomBytes(4).toString('hex')}`,
     admin: claims.admin ?? false,
-    ...(claims.projectId ? { projectId: trustedProjectId(claims.projectId), keyType: 'secret' as const, settings } : {}),
+    ...(claims.projectId
+      ? { projectId: trustedProjectId(claims.projectId), keyType: 'secret' as const, settings }
+      : {}),
   });
   const r = await fetch(`${base}${path}`, {
     method,
@@ -86,7 +99,11 @@ async function call(base: string, audience: ServiceName, method: string, path: s
 /** Collects the events of some types whose data/project match, from a fresh durable consumer. */
 async function collect(types: EventType[], match: (e: EventEnvelope) => boolean) {
   const seen: EventEnvelope[] = [];
-  const handle = await bus.consume({ durable: `fault-${randomBytes(5).toString('hex')}`, types, handler: async (e) => void (match(e) && seen.push(e)) });
+  const handle = await bus.consume({
+    durable: `fault-${randomBytes(5).toString('hex')}`,
+    types,
+    handler: async (e) => void (match(e) && seen.push(e)),
+  });
   cleanups.push(async () => {
     await handle.stop();
   });
@@ -109,14 +126,24 @@ describe('faults: events are never lost', () => {
     const events = await collect(['project.created'], () => true);
 
     await natsProxy.cut();
-    const created = await call(auth.url, 'auth', 'POST', '/api/admin/projects', { admin: true }, { name: 'fault' });
+    const created = await call(
+      auth.url,
+      'auth',
+      'POST',
+      '/api/admin/projects',
+      { admin: true },
+      { name: 'fault' },
+    );
     expect(created.status).toBe(201);
     const id = String(created.body.id);
     await new Promise((r) => setTimeout(r, 1500));
     await auth.kill();
 
     // The acknowledged write is there, with its event still pending in the same document.
-    const stored = await mongo.db(db).collection('projects').findOne({ _id: new ObjectId(id) });
+    const stored = await mongo
+      .db(db)
+      .collection('projects')
+      .findOne({ _id: new ObjectId(id) });
     expect(stored?._outbox).toHaveLength(1);
     expect(events.filter((e) => e.projectId === id)).toHaveLength(0);
 
@@ -125,16 +152,33 @@ describe('faults: events are never lost', () => {
     await until(() => events.some((e) => e.projectId === id), 15_000, 'the project.created event');
     await new Promise((r) => setTimeout(r, 1500));
     expect(events.filter((e) => e.projectId === id)).toHaveLength(1);
-    await until(async () => !(await mongo.db(db).collection('projects').findOne({ _id: new ObjectId(id) }))?._outbox, 5000, 'the outbox to be cleared');
+    await until(
+      async () =>
+        !(
+          await mongo
+            .db(db)
+            .collection('projects')
+            .findOne({ _id: new ObjectId(id) })
+        )?._outbox,
+      5000,
+      'the outbox to be cleared',
+    );
   });
 
   it('loses no acknowledged write or event when the database and NATS go away under load, and recovers by itself', async () => {
     const mongoProxy = await proxyTo(env.MONGO_URL ?? 'mongodb://127.0.0.1:27017', 27017);
     const natsProxy = await proxyTo(env.NATS_URL ?? 'nats://127.0.0.1:4222', 4222);
     const catalogue = uniqueDbName('fault_data');
-    const data = await service('data', { MONGO_URL: `mongodb://127.0.0.1:${mongoProxy.port}`, MONGO_DB: catalogue, NATS_URL: `nats://127.0.0.1:${natsProxy.port}` });
+    const data = await service('data', {
+      MONGO_URL: `mongodb://127.0.0.1:${mongoProxy.port}`,
+      MONGO_DB: catalogue,
+      NATS_URL: `nats://127.0.0.1:${natsProxy.port}`,
+    });
     const projectId = new ObjectId().toHexString();
-    const reg = await call(data.url, 'data', 'PUT', `/api/admin/projects/${projectId}/collections/items`, { admin: true, projectId });
+    const reg = await call(data.url, 'data', 'PUT', `/api/admin/projects/${projectId}/collections/items`, {
+      admin: true,
+      projectId,
+    });
     expect([200, 201]).toContain(reg.status);
     const events = await collect(['document.created'], (e) => e.projectId === projectId);
 
@@ -143,7 +187,9 @@ describe('faults: events are never lost', () => {
     let stop = false;
     const load = (async () => {
       for (let i = 0; !stop; i++) {
-        const r = await call(data.url, 'data', 'POST', '/api/data/items', { projectId }, { n: i }).catch(() => ({ status: 0, body: {} as Record<string, unknown> }));
+        const r = await call(data.url, 'data', 'POST', '/api/data/items', { projectId }, { n: i }).catch(
+          () => ({ status: 0, body: {} }),
+        );
         if (r.status === 201) acknowledged.push(String(r.body._id));
         else failures.push(r.status);
         await new Promise((res) => setTimeout(res, 20));
@@ -164,11 +210,20 @@ describe('faults: events are never lost', () => {
     // Refusals during the outage are 503s in the error body, never 500s.
     expect(failures.filter((s) => s !== 503)).toEqual([]);
     // Every acknowledged write is stored ...
-    const docs = await mongo.db(`${catalogue}_p_${projectId}`).collection('items').find({}, { projection: { _id: 1 } }).toArray();
+    const docs = await mongo
+      .db(`${catalogue}_p_${projectId}`)
+      .collection('items')
+      .find({}, { projection: { _id: 1 } })
+      .toArray();
     const stored = new Set(docs.map((d) => String(d._id)));
     expect(acknowledged.filter((id) => !stored.has(id))).toEqual([]);
     // ... and has its event, exactly once.
-    await until(() => new Set(events.map((e) => (e.data as { documentId: string }).documentId)).size >= acknowledged.length, 30_000, 'every document.created event');
+    await until(
+      () =>
+        new Set(events.map((e) => (e.data as { documentId: string }).documentId)).size >= acknowledged.length,
+      30_000,
+      'every document.created event',
+    );
     await new Promise((r) => setTimeout(r, 1000));
     const ids = events.map((e) => (e.data as { documentId: string }).documentId);
     expect(new Set(ids).size).toBe(ids.length);
@@ -194,7 +249,8 @@ describe('faults: Redis', () => {
     });
     await gw.start();
     cleanups.push(() => gw.stop());
-    const get = (ip: string) => fetch(`${gw.url}/api/data/none`, { headers: { 'x-forwarded-for': ip } }).then((r) => r.status);
+    const get = (ip: string) =>
+      fetch(`${gw.url}/api/data/none`, { headers: { 'x-forwarded-for': ip } }).then((r) => r.status);
     // Fresh addresses each run: Redis keeps counters for the whole window across runs.
     const [ipBefore, ipDuring, ipAfter] = [randomIp(), randomIp(), randomIp()];
 

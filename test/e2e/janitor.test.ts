@@ -51,7 +51,8 @@ describe('janitor', () => {
       handler: async (e) => void (e.projectId === p.id && purged.push(e)),
     });
 
-    for (const id of [a.body._id, b.body._id]) expect((await call('DELETE', `/api/data/notes/${id}`, { key: p.secretKey })).status).toBe(200);
+    for (const id of [a.body._id, b.body._id])
+      expect((await call('DELETE', `/api/data/notes/${id}`, { key: p.secretKey })).status).toBe(200);
     for (let i = 0; i < 2; i++) {
       const port = await freePort();
       const j = new ServiceProcess('janitor', port, {
@@ -64,14 +65,22 @@ describe('janitor', () => {
     }
 
     // Before the grace period: still in the trash, and restorable.
-    const trashed = await call('GET', `/api/data/notes/${b.body._id}?include_deleted=true`, { key: p.secretKey });
+    const trashed = await call('GET', `/api/data/notes/${b.body._id}?include_deleted=true`, {
+      key: p.secretKey,
+    });
     expect(trashed.status).toBe(200);
     expect(trashed.body.isDeleted).toBe(true);
     const restored = await call('POST', `/api/data/notes/${a.body._id}/restore`, { key: p.secretKey });
     expect(restored.status).toBe(200);
 
     // After it: gone for good, with one document.purged event although two janitors run.
-    await until(async () => (await call('GET', `/api/data/notes/${b.body._id}?include_deleted=true`, { key: p.secretKey })).status === 404, 20_000, 'the purge');
+    await until(
+      async () =>
+        (await call('GET', `/api/data/notes/${b.body._id}?include_deleted=true`, { key: p.secretKey }))
+          .status === 404,
+      20_000,
+      'the purge',
+    );
     await new Promise((r) => setTimeout(r, 2500));
     expect(purged.map((e) => (e.data as { documentId: string }).documentId)).toEqual([b.body._id]);
     const survivor = await call('GET', `/api/data/notes/${a.body._id}`, { key: p.secretKey });

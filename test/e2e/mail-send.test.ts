@@ -10,14 +10,23 @@ describe('POST /api/mail/send', () => {
     const call = client();
     const p = await createProject();
     const to = uniqueAddress('e2e-pk');
-    const r = await call('POST', '/api/mail/send', { key: p.publishableKey, body: { to, subject: 's', text: 't' } });
+    const r = await call('POST', '/api/mail/send', {
+      key: p.publishableKey,
+      body: { to, subject: 's', text: 't' },
+    });
     expect(r.status).toBe(403);
-    expect(r.body).toMatchObject({ success: false, code: 'SECRET_KEY_REQUIRED', requestId: expect.any(String) });
+    expect(r.body).toMatchObject({
+      success: false,
+      code: 'SECRET_KEY_REQUIRED',
+      requestId: expect.any(String),
+    });
     expect(await mailpit.countAfter(to, 300)).toBe(0);
   });
 
   it('refuses a request without a key with 401', async () => {
-    const r = await client()('POST', '/api/mail/send', { body: { to: uniqueAddress(), subject: 's', text: 't' } });
+    const r = await client()('POST', '/api/mail/send', {
+      body: { to: uniqueAddress(), subject: 's', text: 't' },
+    });
     expect(r.status).toBe(401);
   });
 
@@ -32,7 +41,12 @@ describe('POST /api/mail/send', () => {
     expect(r.status).toBe(200);
     expect(r.body).toEqual({
       success: true,
-      data: { id: expect.stringMatching(/^[a-f0-9]{24}$/), provider: 'smtp', monthlyUsage: 1, monthlyLimit: 1000 },
+      data: {
+        id: expect.stringMatching(/^[a-f0-9]{24}$/),
+        provider: 'smtp',
+        monthlyUsage: 1,
+        monthlyLimit: 1000,
+      },
       message: expect.any(String),
     });
     const m = await mailpit.waitFor(to);
@@ -49,7 +63,10 @@ describe('POST /api/mail/send', () => {
   it('sends a text-only mail', async () => {
     const p = await createProject();
     const to = uniqueAddress('e2e-text');
-    const r = await client()('POST', '/api/mail/send', { key: p.secretKey, body: { to, subject: 'Only text', text: 'plain <b>not html</b>' } });
+    const r = await client()('POST', '/api/mail/send', {
+      key: p.secretKey,
+      body: { to, subject: 'Only text', text: 'plain <b>not html</b>' },
+    });
     expect(r.status).toBe(200);
     const m = await mailpit.waitFor(to);
     expect(m.Text.trim()).toBe('plain <b>not html</b>');
@@ -64,7 +81,10 @@ describe('POST /api/mail/send', () => {
     ['no subject in direct mode', { to: 'a@example.com', html: '<p>x</p>' }],
     ['no body in direct mode', { to: 'a@example.com', subject: 's' }],
     ['an empty subject', { to: 'a@example.com', subject: '   ', text: 't' }],
-    ['both templateId and templateName', { to: 'a@example.com', templateId: new ObjectId().toHexString(), templateName: 'welcome' }],
+    [
+      'both templateId and templateName',
+      { to: 'a@example.com', templateId: new ObjectId().toHexString(), templateName: 'welcome' },
+    ],
     ['a malformed templateId', { to: 'a@example.com', templateId: '12345' }],
     ['an unsupported field (bcc)', { to: 'a@example.com', subject: 's', text: 't', bcc: 'x@example.com' }],
   ])('answers 400 for %s', async (_name, body) => {
@@ -76,17 +96,27 @@ describe('POST /api/mail/send', () => {
 
   it('answers 400 for malformed JSON', async () => {
     const p = await createProject();
-    const r = await client()('POST', '/api/mail/send', { key: p.secretKey, rawBody: '{"to":', headers: { 'content-type': 'application/json' } });
+    const r = await client()('POST', '/api/mail/send', {
+      key: p.secretKey,
+      rawBody: '{"to":',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(r.status).toBe(400);
   });
 
   it('answers 404 for a template id or name that does not exist', async () => {
     const p = await createProject();
     const call = client();
-    const byId = await call('POST', '/api/mail/send', { key: p.secretKey, body: { to: uniqueAddress(), templateId: new ObjectId().toHexString() } });
+    const byId = await call('POST', '/api/mail/send', {
+      key: p.secretKey,
+      body: { to: uniqueAddress(), templateId: new ObjectId().toHexString() },
+    });
     expect(byId.status).toBe(404);
     expect(byId.body.code).toBe('TEMPLATE_NOT_FOUND');
-    const byName = await call('POST', '/api/mail/send', { key: p.secretKey, body: { to: uniqueAddress(), templateName: 'does-not-exist-anywhere' } });
+    const byName = await call('POST', '/api/mail/send', {
+      key: p.secretKey,
+      body: { to: uniqueAddress(), templateName: 'does-not-exist-anywhere' },
+    });
     expect(byName.status).toBe(404);
   });
 });
@@ -113,7 +143,10 @@ describe('header injection', () => {
   it('flattens CR/LF that variables bring into a template subject', async () => {
     const p = await createProject();
     const call = client();
-    await call('PUT', `/api/admin/projects/${p.id}/mail/templates/greet`, { admin: true, body: { subject: 'Hi {{name}}', text: 'body {{name}}' } });
+    await call('PUT', `/api/admin/projects/${p.id}/mail/templates/greet`, {
+      admin: true,
+      body: { subject: 'Hi {{name}}', text: 'body {{name}}' },
+    });
     const to = uniqueAddress('e2e-varinj');
     const victim = uniqueAddress('e2e-varvictim');
     const r = await call('POST', '/api/mail/send', {
@@ -137,7 +170,8 @@ describe('monthly mail limit', () => {
     const p = await createProject({ limits: { mailMonthly: 2 } });
     const call = client();
     const to = uniqueAddress('e2e-limit');
-    const send = (n: number) => call('POST', '/api/mail/send', { key: p.secretKey, body: { to, subject: `n${n}`, text: 'x' } });
+    const send = (n: number) =>
+      call('POST', '/api/mail/send', { key: p.secretKey, body: { to, subject: `n${n}`, text: 'x' } });
     const one = await send(1);
     expect(one.status).toBe(200);
     expect(one.body.data).toMatchObject({ monthlyUsage: 1, monthlyLimit: 2 });
@@ -155,8 +189,18 @@ describe('monthly mail limit', () => {
   it('does not count a request that was refused before sending', async () => {
     const p = await createProject({ limits: { mailMonthly: 1 } });
     const call = client();
-    expect((await call('POST', '/api/mail/send', { key: p.secretKey, body: { to: uniqueAddress(), templateName: 'notification' } })).status).toBe(400);
-    const ok = await call('POST', '/api/mail/send', { key: p.secretKey, body: { to: uniqueAddress(), subject: 's', text: 't' } });
+    expect(
+      (
+        await call('POST', '/api/mail/send', {
+          key: p.secretKey,
+          body: { to: uniqueAddress(), templateName: 'notification' },
+        })
+      ).status,
+    ).toBe(400);
+    const ok = await call('POST', '/api/mail/send', {
+      key: p.secretKey,
+      body: { to: uniqueAddress(), subject: 's', text: 't' },
+    });
     expect(ok.status).toBe(200);
     expect(ok.body.data.monthlyUsage).toBe(1);
   });
@@ -165,7 +209,8 @@ describe('monthly mail limit', () => {
     const a = await createProject({ limits: { mailMonthly: 1 } });
     const b = await createProject({ limits: { mailMonthly: 1 } });
     const call = client();
-    const send = (k: string) => call('POST', '/api/mail/send', { key: k, body: { to: uniqueAddress(), subject: 's', text: 't' } });
+    const send = (k: string) =>
+      call('POST', '/api/mail/send', { key: k, body: { to: uniqueAddress(), subject: 's', text: 't' } });
     expect((await send(a.secretKey)).status).toBe(200);
     expect((await send(a.secretKey)).status).toBe(429);
     expect((await send(b.secretKey)).status).toBe(200);

@@ -60,12 +60,18 @@ describe('system mails', () => {
     const call = client();
     const p = await createProject({ limits: { mailMonthly: 1 } });
     const to = uniqueAddress('e2e-signup');
-    const signup = await call('POST', '/api/userAuth/signup', { key: p.publishableKey, body: { email: to, password: 'correct horse battery staple' } });
+    const signup = await call('POST', '/api/userAuth/signup', {
+      key: p.publishableKey,
+      body: { email: to, password: 'correct horse battery staple' },
+    });
     expect(signup.status).toBe(201);
     const verify = await mailpit.waitFor(to, { timeoutMs: 15_000 });
     expect(verify.Subject).toBe('Verify your email address');
     expect(verify.Text).toMatch(/code to verify your email address: \S+/);
-    const reset = await call('POST', '/api/userAuth/request-password-reset', { key: p.publishableKey, body: { email: to } });
+    const reset = await call('POST', '/api/userAuth/request-password-reset', {
+      key: p.publishableKey,
+      body: { email: to },
+    });
     expect(reset.status).toBe(200);
     const resetMail = await mailpit.waitFor(to, { count: 2, timeoutMs: 15_000 });
     expect(resetMail.Subject).toBe('Reset your password');
@@ -77,7 +83,8 @@ describe('system mails', () => {
   it('caps system mails to one recipient per hour (10): the 10th is sent, the 11th is not', async () => {
     const p = await createProject();
     const to = uniqueAddress('e2e-flood');
-    for (let i = 0; i < 11; i++) await bus.publish(verificationEvent(p.id, to, `9000${i.toString().padStart(2, '0')}`));
+    for (let i = 0; i < 11; i++)
+      await bus.publish(verificationEvent(p.id, to, `9000${i.toString().padStart(2, '0')}`));
     await mailpit.waitFor(to, { count: 10, timeoutMs: 20_000 });
     expect(await mailpit.countAfter(to, 1500)).toBe(10);
   });

@@ -9,7 +9,10 @@ describe('platform admin API', () => {
   const call = client();
 
   it('creates a project and shows its keys once', async () => {
-    const r = await call('POST', '/api/admin/projects', { admin: true, body: { name: 'shop', settings: { publicSignups: false } } });
+    const r = await call('POST', '/api/admin/projects', {
+      admin: true,
+      body: { name: 'shop', settings: { publicSignups: false } },
+    });
     expect(r.status).toBe(201);
     expect(r.body).toMatchObject({ id: expect.stringMatching(/^[a-f0-9]{24}$/), name: 'shop' });
     expect(r.body.publishableKey).toMatch(KEY_RE('pk_live_'));
@@ -30,10 +33,27 @@ describe('platform admin API', () => {
 
   it('merges settings on PATCH and validates them', async () => {
     const p = await createProject({ limits: { documents: 5 } });
-    const r = await call('PATCH', `/api/admin/projects/${p.id}`, { admin: true, body: { name: 'renamed', settings: { limits: { mailMonthly: 7 }, allowedOrigins: ['https://a.example'] } } });
+    const r = await call('PATCH', `/api/admin/projects/${p.id}`, {
+      admin: true,
+      body: {
+        name: 'renamed',
+        settings: { limits: { mailMonthly: 7 }, allowedOrigins: ['https://a.example'] },
+      },
+    });
     expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ name: 'renamed', settings: { allowedOrigins: ['https://a.example'], limits: { documents: 5, mailMonthly: 7, storageBytes: 104857600 } } });
-    for (const bad of [{ settings: { allowedOrigins: ['https://a.example/path'] } }, { settings: { limits: { documents: -1 } } }, { settings: { unknown: 1 } }, { name: '' }]) {
+    expect(r.body).toMatchObject({
+      name: 'renamed',
+      settings: {
+        allowedOrigins: ['https://a.example'],
+        limits: { documents: 5, mailMonthly: 7, storageBytes: 104857600 },
+      },
+    });
+    for (const bad of [
+      { settings: { allowedOrigins: ['https://a.example/path'] } },
+      { settings: { limits: { documents: -1 } } },
+      { settings: { unknown: 1 } },
+      { name: '' },
+    ]) {
       const b = await call('PATCH', `/api/admin/projects/${p.id}`, { admin: true, body: bad });
       expect(b.status).toBe(400);
       expect(b.body).toMatchObject({ success: false, code: 'VALIDATION_FAILED', details: expect.any(Array) });
@@ -41,19 +61,36 @@ describe('platform admin API', () => {
   });
 
   it('answers 400 for malformed JSON and 404 for an unknown project', async () => {
-    const bad = await call('POST', '/api/admin/projects', { admin: true, rawBody: '{"name":', headers: { 'content-type': 'application/json' } });
+    const bad = await call('POST', '/api/admin/projects', {
+      admin: true,
+      rawBody: '{"name":',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(bad.status).toBe(400);
     expect(bad.body.code).toBe('MALFORMED_JSON');
-    expect((await call('GET', '/api/admin/projects/64b7f0c2a1b2c3d4e5f60718', { admin: true })).status).toBe(404);
+    expect((await call('GET', '/api/admin/projects/64b7f0c2a1b2c3d4e5f60718', { admin: true })).status).toBe(
+      404,
+    );
     expect((await call('GET', '/api/admin/projects/not-an-id', { admin: true })).status).toBe(404);
   });
 
   it('refuses the admin API without the platform admin token, or with a project key', async () => {
     const p = await createProject();
-    for (const opts of [{}, { headers: { authorization: 'Bearer nope' } }, { key: p.secretKey }, { headers: { authorization: `Bearer ${p.secretKey}` } }]) {
+    for (const opts of [
+      {},
+      { headers: { authorization: 'Bearer nope' } },
+      { key: p.secretKey },
+      { headers: { authorization: `Bearer ${p.secretKey}` } },
+    ]) {
       const r = await call('GET', `/api/admin/projects/${p.id}`, opts);
       expect(r.status).toBe(401);
-      expect(r.body).toMatchObject({ success: false, code: 'ADMIN_TOKEN_REQUIRED', error: expect.any(String), message: expect.any(String), requestId: expect.any(String) });
+      expect(r.body).toMatchObject({
+        success: false,
+        code: 'ADMIN_TOKEN_REQUIRED',
+        error: expect.any(String),
+        message: expect.any(String),
+        requestId: expect.any(String),
+      });
     }
   });
 
@@ -62,7 +99,10 @@ describe('platform admin API', () => {
     expect((await call('GET', '/api/data/none', { key: p.secretKey })).status).not.toBe(401);
     for (const type of ['secret', 'publishable'] as const) {
       const old = type === 'secret' ? p.secretKey : p.publishableKey;
-      const r = await call('POST', `/api/admin/projects/${p.id}/keys/rotate`, { admin: true, body: { type } });
+      const r = await call('POST', `/api/admin/projects/${p.id}/keys/rotate`, {
+        admin: true,
+        body: { type },
+      });
       expect(r.status).toBe(200);
       const fresh = type === 'secret' ? r.body.secretKey : r.body.publishableKey;
       expect(fresh).toMatch(KEY_RE(type === 'secret' ? 'sk_live_' : 'pk_live_'));
@@ -72,7 +112,14 @@ describe('platform admin API', () => {
       expect(refused.body.code).toBe('INVALID_API_KEY');
       expect((await call('GET', '/api/data/none', { key: fresh })).status).not.toBe(401);
     }
-    expect((await call('POST', `/api/admin/projects/${p.id}/keys/rotate`, { admin: true, body: { type: 'master' } })).status).toBe(400);
+    expect(
+      (
+        await call('POST', `/api/admin/projects/${p.id}/keys/rotate`, {
+          admin: true,
+          body: { type: 'master' },
+        })
+      ).status,
+    ).toBe(400);
   });
 
   it('deletes a project: its keys stop working at once and it is gone', async () => {
@@ -93,8 +140,19 @@ describe('gateway', () => {
   it('refuses a missing or unknown key with 401 in the error body', async () => {
     const missing = await call('GET', '/api/data/things');
     expect(missing.status).toBe(401);
-    expect(missing.body).toEqual({ success: false, error: 'Missing API key', message: 'Missing API key', code: 'MISSING_API_KEY', requestId: expect.any(String) });
-    for (const key of ['sk_live_unknownunknownunknownunknownunknownunkno', 'pk_live_x', 'garbage', 'sk_test_abcdefabcdefabcdefabcdef']) {
+    expect(missing.body).toEqual({
+      success: false,
+      error: 'Missing API key',
+      message: 'Missing API key',
+      code: 'MISSING_API_KEY',
+      requestId: expect.any(String),
+    });
+    for (const key of [
+      'sk_live_unknownunknownunknownunknownunknownunkno',
+      'pk_live_x',
+      'garbage',
+      'sk_test_abcdefabcdefabcdefabcdef',
+    ]) {
       const r = await call('GET', '/api/data/things', { key });
       expect(r.status).toBe(401);
       expect(r.body.code).toBe('INVALID_API_KEY');
@@ -105,7 +163,9 @@ describe('gateway', () => {
     const mine = await call('GET', '/api/data/things', { headers: { 'x-request-id': 'trace-me-123' } });
     expect(mine.headers.get('x-request-id')).toBe('trace-me-123');
     expect(mine.body.requestId).toBe('trace-me-123');
-    const insane = await call('GET', '/api/data/things', { headers: { 'x-request-id': 'bad id with spaces' } });
+    const insane = await call('GET', '/api/data/things', {
+      headers: { 'x-request-id': 'bad id with spaces' },
+    });
     expect(insane.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
     expect((await call('GET', '/nowhere')).headers.get('x-request-id')).toBeTruthy();
   });
@@ -124,37 +184,77 @@ describe('gateway', () => {
         ['GET', '/api/data/%75sers'],
         ['GET', '/api/data/Users?limit=1'],
       ]) {
-        const r = await call(method as string, path as string, { key, body: method === 'GET' ? undefined : { pipeline: [] } });
-        expect({ method, path, status: r.status, code: r.body?.code }).toEqual({ method, path, status: 403, code: 'USERS_COLLECTION_RESERVED' });
+        const r = await call(method as string, path as string, {
+          key,
+          body: method === 'GET' ? undefined : { pipeline: [] },
+        });
+        expect({ method, path, status: r.status, code: r.body?.code }).toEqual({
+          method,
+          path,
+          status: 403,
+          code: 'USERS_COLLECTION_RESERVED',
+        });
       }
     }
   });
 
   it('enforces the origin allowlist exactly and answers CORS for allowed origins', async () => {
     const p = await createProject({ allowedOrigins: ['https://app.example.com', 'http://localhost:3000'] });
-    const ok = await call('GET', '/api/data/none', { key: p.publishableKey, headers: { origin: 'https://app.example.com' } });
+    const ok = await call('GET', '/api/data/none', {
+      key: p.publishableKey,
+      headers: { origin: 'https://app.example.com' },
+    });
     expect(ok.status).not.toBe(403);
     expect(ok.headers.get('access-control-allow-origin')).toBe('https://app.example.com');
     expect(ok.headers.get('vary')).toMatch(/Origin/i);
-    for (const origin of ['https://app.example.com.evil.com', 'https://evil-app.example.com', 'null', 'http://app.example.com', 'https://APP.EXAMPLE.COM', 'https://app.example.com:444', 'http://localhost:3001']) {
+    for (const origin of [
+      'https://app.example.com.evil.com',
+      'https://evil-app.example.com',
+      'null',
+      'http://app.example.com',
+      'https://APP.EXAMPLE.COM',
+      'https://app.example.com:444',
+      'http://localhost:3001',
+    ]) {
       const r = await call('GET', '/api/data/none', { key: p.publishableKey, headers: { origin } });
-      expect({ origin, status: r.status, code: r.body.code }).toEqual({ origin, status: 403, code: 'ORIGIN_NOT_ALLOWED' });
+      expect({ origin, status: r.status, code: r.body.code }).toEqual({
+        origin,
+        status: 403,
+        code: 'ORIGIN_NOT_ALLOWED',
+      });
       expect(r.headers.get('access-control-allow-origin')).toBeNull();
     }
     // A project without an allowlist does no origin check.
     const open = await createProject();
-    expect((await call('GET', '/api/data/none', { key: open.publishableKey, headers: { origin: 'https://anything.example' } })).status).not.toBe(403);
+    expect(
+      (
+        await call('GET', '/api/data/none', {
+          key: open.publishableKey,
+          headers: { origin: 'https://anything.example' },
+        })
+      ).status,
+    ).not.toBe(403);
   });
 
   it('answers a CORS preflight without a key', async () => {
-    const r = await call('OPTIONS', '/api/data/things', { headers: { origin: 'https://app.example.com', 'access-control-request-method': 'POST', 'access-control-request-headers': 'x-api-key, content-type' } });
+    const r = await call('OPTIONS', '/api/data/things', {
+      headers: {
+        origin: 'https://app.example.com',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'x-api-key, content-type',
+      },
+    });
     expect(r.status).toBe(204);
     expect(r.headers.get('access-control-allow-headers')).toMatch(/x-api-key/);
     expect(r.headers.get('vary')).toMatch(/Origin/i);
   });
 
   it('answers 404 in the error body for an unknown route and never exposes internal APIs', async () => {
-    for (const path of ['/nowhere', '/internal/keys/resolve', '/internal/projects/64b7f0c2a1b2c3d4e5f60718']) {
+    for (const path of [
+      '/nowhere',
+      '/internal/keys/resolve',
+      '/internal/projects/64b7f0c2a1b2c3d4e5f60718',
+    ]) {
       const r = await call('GET', path);
       expect(r.status).toBe(404);
       expect(r.body).toMatchObject({ success: false, code: 'ROUTE_NOT_FOUND' });
@@ -193,11 +293,26 @@ describe('gateway assertion', () => {
       .setIssuedAt()
       .setExpirationTime('60s')
       .sign(new TextEncoder().encode('not-the-internal-secret-not-the-internal-secret'));
-    const services = { auth: env.AUTH_URL ?? 'http://127.0.0.1:8081', data: env.DATA_URL ?? 'http://127.0.0.1:8082', storage: env.STORAGE_URL ?? 'http://127.0.0.1:8083', mail: env.MAIL_URL ?? 'http://127.0.0.1:8084' };
-    const paths: Record<string, string> = { auth: `/api/admin/projects/${p.id}`, data: '/api/data/things', storage: '/api/storage/file', mail: '/api/mail/send' };
+    const services = {
+      auth: env.AUTH_URL ?? 'http://127.0.0.1:8081',
+      data: env.DATA_URL ?? 'http://127.0.0.1:8082',
+      storage: env.STORAGE_URL ?? 'http://127.0.0.1:8083',
+      mail: env.MAIL_URL ?? 'http://127.0.0.1:8084',
+    };
+    const paths: Record<string, string> = {
+      auth: `/api/admin/projects/${p.id}`,
+      data: '/api/data/things',
+      storage: '/api/storage/file',
+      mail: '/api/mail/send',
+    };
     for (const [name, url] of Object.entries(services)) {
       const attempts: Array<Record<string, string>> = [
-        { 'x-project-id': p.id, 'x-key-type': 'secret', 'x-api-key': p.secretKey, authorization: `Bearer ${ADMIN_TOKEN}` },
+        {
+          'x-project-id': p.id,
+          'x-key-type': 'secret',
+          'x-api-key': p.secretKey,
+          authorization: `Bearer ${ADMIN_TOKEN}`,
+        },
         { 'x-gateway-assertion': forged },
         { 'x-gateway-assertion': 'not.a.jwt' },
       ];
@@ -209,7 +324,9 @@ describe('gateway assertion', () => {
       }
     }
     // The same request through the gateway works.
-    const via = await fetch(`${BASE_URL}/api/admin/projects/${p.id}`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+    const via = await fetch(`${BASE_URL}/api/admin/projects/${p.id}`, {
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
     expect(via.status).toBe(200);
   });
 });

@@ -1,18 +1,22 @@
 import { client, createProject } from '../support/e2e';
 import { bytesOf, fetchPublic, uploadBytes } from './storage-helpers';
 
-const del = (call: ReturnType<typeof client>, key: string, path: unknown) => call('DELETE', '/api/storage/file', { key, body: { path } });
+const del = (call: ReturnType<typeof client>, key: string, path: unknown) =>
+  call('DELETE', '/api/storage/file', { key, body: { path } });
 
 describe('storage: delete', () => {
-  it.each(['secretKey', 'publishableKey'] as const)('deletes a file permanently with the %s', async (which) => {
-    const p = await createProject();
-    const call = client();
-    const up = await uploadBytes(call, p.secretKey, bytesOf(100));
-    const r = await del(call, p[which], up.body.path);
-    expect(r.status).toBe(200);
-    expect(r.body).toEqual({ success: true, data: {}, message: expect.any(String) });
-    expect((await fetchPublic(up.body.url)).status).toBe(404);
-  });
+  it.each(['secretKey', 'publishableKey'] as const)(
+    'deletes a file permanently with the %s',
+    async (which) => {
+      const p = await createProject();
+      const call = client();
+      const up = await uploadBytes(call, p.secretKey, bytesOf(100));
+      const r = await del(call, p[which], up.body.path);
+      expect(r.status).toBe(200);
+      expect(r.body).toEqual({ success: true, data: {}, message: expect.any(String) });
+      expect((await fetchPublic(up.body.url)).status).toBe(404);
+    },
+  );
 
   it('answers 404 when the file was already deleted or never existed', async () => {
     const p = await createProject();

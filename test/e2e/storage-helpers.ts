@@ -20,5 +20,9 @@ export function bytesOf(n: number): Buffer {
 
 /** GET of a public file URL, as a browser would (no key), through the gateway. */
 export async function fetchPublic(url: string): Promise<Response> {
-  return fetch(url, { headers: { 'x-forwarded-for': `10.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}.9` } });
+  return fetch(url, {
+    headers: {
+      'x-forwarded-for': `10.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}.9`,
+    },
+  });
 }

@@ -26,7 +26,11 @@ describe('storage: memory during large uploads', () => {
     const ROUNDS = 3;
     let provider = '';
     const round = async () => {
-      const results = await Promise.all(Array.from({ length: PARALLEL }, () => uploadBytes(call, p.secretKey, file, 'big.bin', 'application/octet-stream')));
+      const results = await Promise.all(
+        Array.from({ length: PARALLEL }, () =>
+          uploadBytes(call, p.secretKey, file, 'big.bin', 'application/octet-stream'),
+        ),
+      );
       expect(results.map((r) => r.status)).toEqual(Array(PARALLEL).fill(201));
       provider = results[0]?.body.provider;
     };

@@ -26,7 +26,9 @@ describe('storage: per-project quota', () => {
     const call = client();
     const a = await uploadBytes(call, p.secretKey, bytesOf(1000));
     expect((await uploadBytes(call, p.secretKey, bytesOf(1))).status).toBe(403);
-    expect((await call('DELETE', '/api/storage/file', { key: p.secretKey, body: { path: a.body.path } })).status).toBe(200);
+    expect(
+      (await call('DELETE', '/api/storage/file', { key: p.secretKey, body: { path: a.body.path } })).status,
+    ).toBe(200);
     expect((await uploadBytes(call, p.secretKey, bytesOf(1000))).status).toBe(201);
   });
 
@@ -35,7 +37,9 @@ describe('storage: per-project quota', () => {
     const size = 1000;
     const p = await createProject({ limits: { storageBytes: quota } });
     const call = client();
-    const results = await Promise.all(Array.from({ length: 50 }, () => uploadBytes(call, p.secretKey, bytesOf(size))));
+    const results = await Promise.all(
+      Array.from({ length: 50 }, () => uploadBytes(call, p.secretKey, bytesOf(size))),
+    );
     const accepted = results.filter((r) => r.status === 201);
     const refused = results.filter((r) => r.status === 403);
     expect(accepted.length + refused.length).toBe(50);

@@ -5,22 +5,30 @@ import { bytesOf, fetchPublic, uploadBytes } from './storage-helpers';
 const MAX = 10 * 1024 * 1024;
 
 describe('storage: upload and public URLs', () => {
-  it.each(['publishableKey', 'secretKey'] as const)('uploads with the %s and serves the file at its public URL', async (which) => {
-    const p = await createProject();
-    const call = client();
-    const bytes = bytesOf(2048);
-    const r = await uploadBytes(call, p[which], bytes, 'photo.png', 'image/png');
-    expect(r.status).toBe(201);
-    expect(r.body).toEqual({ message: expect.any(String), url: expect.any(String), path: expect.any(String), provider: expect.stringMatching(/^(s3|local)$/) });
-    expect(r.body.path).toMatch(new RegExp(`^${p.id}/[A-Za-z0-9_-]+\\.png$`));
-    expect(r.body.url.endsWith(`/${r.body.path}`)).toBe(true);
+  it.each(['publishableKey', 'secretKey'] as const)(
+    'uploads with the %s and serves the file at its public URL',
+    async (which) => {
+      const p = await createProject();
+      const call = client();
+      const bytes = bytesOf(2048);
+      const r = await uploadBytes(call, p[which], bytes, 'photo.png', 'image/png');
+      expect(r.status).toBe(201);
+      expect(r.body).toEqual({
+        message: expect.any(String),
+        url: expect.any(String),
+        path: expect.any(String),
+        provider: expect.stringMatching(/^(s3|local)$/),
+      });
+      expect(r.body.path).toMatch(new RegExp(`^${p.id}/[A-Za-z0-9_-]+\\.png$`));
+      expect(r.body.url.endsWith(`/${r.body.path}`)).toBe(true);
 
-    const got = await fetchPublic(r.body.url);
-    expect(got.status).toBe(200);
-    expect(got.headers.get('content-type')).toBe('image/png');
-    expect(got.headers.get('x-content-type-options')).toBe('nosniff');
-    expect(Buffer.from(await got.arrayBuffer()).equals(bytes)).toBe(true);
-  });
+      const got = await fetchPublic(r.body.url);
+      expect(got.status).toBe(200);
+      expect(got.headers.get('content-type')).toBe('image/png');
+      expect(got.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(Buffer.from(await got.arrayBuffer()).equals(bytes)).toBe(true);
+    },
+  );
 
   it('gives two uploads of photo.png different paths', async () => {
     const p = await createProject();
@@ -61,7 +69,10 @@ describe('storage: upload and public URLs', () => {
       return d;
     };
     expect((await call('POST', '/api/storage/upload', { rawBody: f() })).status).toBe(401);
-    expect((await call('POST', '/api/storage/upload', { key: 'sk_live_0000000000000000000000', rawBody: f() })).status).toBe(401);
+    expect(
+      (await call('POST', '/api/storage/upload', { key: 'sk_live_0000000000000000000000', rawBody: f() }))
+        .status,
+    ).toBe(401);
   });
 
   it('accepts exactly 10 MB, refuses one byte more with 413 and keeps nothing of it', async () => {
@@ -69,7 +80,13 @@ describe('storage: upload and public URLs', () => {
     // upload of exactly MAX would be refused with 403.
     const p = await createProject({ limits: { storageBytes: MAX } });
     const call = client();
-    const tooBig = await uploadBytes(call, p.secretKey, bytesOf(MAX + 1), 'big.bin', 'application/octet-stream');
+    const tooBig = await uploadBytes(
+      call,
+      p.secretKey,
+      bytesOf(MAX + 1),
+      'big.bin',
+      'application/octet-stream',
+    );
     expect(tooBig.status).toBe(413);
     expect(tooBig.body).toMatchObject({ success: false, code: 'PAYLOAD_TOO_LARGE' });
     const exact = await uploadBytes(call, p.secretKey, bytesOf(MAX), 'big.bin', 'application/octet-stream');
@@ -83,7 +100,9 @@ describe('storage: upload and public URLs', () => {
   it('refuses an oversize body that declares no Content-Length (chunked) with 413', async () => {
     const p = await createProject({ limits: { storageBytes: MAX } });
     const boundary = 'e2eBoundary';
-    const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="s.bin"\r\n\r\n`);
+    const head = Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="s.bin"\r\n\r\n`,
+    );
     const chunk = Buffer.alloc(512 * 1024, 1);
     let sent = 0;
     const body = new ReadableStream<Uint8Array>({
@@ -96,7 +115,11 @@ describe('storage: upload and public URLs', () => {
     });
     const init: RequestInit & { duplex: 'half' } = {
       method: 'POST',
-      headers: { 'x-api-key': p.secretKey, 'content-type': `multipart/form-data; boundary=${boundary}`, 'x-forwarded-for': randomIp() },
+      headers: {
+        'x-api-key': p.secretKey,
+        'content-type': `multipart/form-data; boundary=${boundary}`,
+        'x-forwarded-for': randomIp(),
+      },
       body,
       duplex: 'half',
     };
@@ -111,7 +134,9 @@ describe('storage: upload and public URLs', () => {
     const p = await createProject();
     const boundary = 'curlLike';
     const payload = Buffer.concat([
-      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="c.txt"\r\nContent-Type: text/plain\r\n\r\n`),
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="c.txt"\r\nContent-Type: text/plain\r\n\r\n`,
+      ),
       bytesOf(2 * 1024 * 1024),
       Buffer.from(`\r\n--${boundary}--\r\n`),
     ]);
@@ -146,7 +171,13 @@ describe('storage: upload and public URLs', () => {
     ['script.js', 'text/javascript'],
   ])('serves %s as an attachment with nosniff', async (name, type) => {
     const p = await createProject();
-    const r = await uploadBytes(client(), p.secretKey, Buffer.from('<script>alert(document.cookie)</script>'), name, type);
+    const r = await uploadBytes(
+      client(),
+      p.secretKey,
+      Buffer.from('<script>alert(document.cookie)</script>'),
+      name,
+      type,
+    );
     expect(r.status).toBe(201);
     const got = await fetchPublic(r.body.url);
     expect(got.status).toBe(200);

@@ -33,7 +33,11 @@ export interface CallResult<T = any> {
 }
 
 export function client(ip: string = randomIp()) {
-  return async function call<T = any>(method: string, path: string, opts: CallOptions = {}): Promise<CallResult<T>> {
+  return async function call<T = any>(
+    method: string,
+    path: string,
+    opts: CallOptions = {},
+  ): Promise<CallResult<T>> {
     const headers: Record<string, string> = { 'x-forwarded-for': opts.ip ?? ip, ...opts.headers };
     if (opts.key) headers['x-api-key'] = opts.key;
     if (opts.admin) headers.authorization = `Bearer ${ADMIN_TOKEN}`;
@@ -62,7 +66,10 @@ export interface TestProject {
 }
 
 /** Every test creates its own project, so tests never share state. */
-export async function createProject(settings: Record<string, unknown> = {}, name = 'e2e'): Promise<TestProject> {
+export async function createProject(
+  settings: Record<string, unknown> = {},
+  name = 'e2e',
+): Promise<TestProject> {
   const call = client();
   const r = await call('POST', '/api/admin/projects', { admin: true, body: { name, settings } });
   if (r.status !== 201) throw new Error(`create project failed: ${r.status} ${JSON.stringify(r.body)}`);

@@ -6,7 +6,8 @@ import { spawnSync } from 'node:child_process';
  * answers; with neither they are skipped, and say so on the console.
  */
 export const MONGO_FULL_URL = process.env.MONGO_FULL_URL;
-export const DOCKER_AVAILABLE = !MONGO_FULL_URL && spawnSync('docker', ['info'], { stdio: 'ignore', timeout: 5000 }).status === 0;
+export const DOCKER_AVAILABLE =
+  !MONGO_FULL_URL && spawnSync('docker', ['info'], { stdio: 'ignore', timeout: 5000 }).status === 0;
 export const FULL_MONGO_AVAILABLE = Boolean(MONGO_FULL_URL) || DOCKER_AVAILABLE;
 
 if (!FULL_MONGO_AVAILABLE) {
@@ -21,7 +22,10 @@ let stop: (() => Promise<unknown>) | undefined;
 export async function fullMongoUrl(): Promise<string> {
   if (MONGO_FULL_URL) return MONGO_FULL_URL;
   const { GenericContainer, Wait } = await import('testcontainers');
-  const container = await new GenericContainer('mongo:7').withExposedPorts(27017).withWaitStrategy(Wait.forListeningPorts()).start();
+  const container = await new GenericContainer('mongo:7')
+    .withExposedPorts(27017)
+    .withWaitStrategy(Wait.forListeningPorts())
+    .start();
   stop = () => container.stop();
   return `mongodb://${container.getHost()}:${container.getMappedPort(27017)}`;
 }

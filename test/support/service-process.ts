@@ -50,7 +50,9 @@ export class ServiceProcess {
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline) {
       if (this.child?.exitCode !== null && this.child?.exitCode !== undefined)
-        throw new Error(`${this.service} exited with ${this.child.exitCode}; see .stack/logs/test-${this.service}-${this.port}.log`);
+        throw new Error(
+          `${this.service} exited with ${this.child.exitCode}; see .stack/logs/test-${this.service}-${this.port}.log`,
+        );
       try {
         const r = await fetch(`${this.url}/readyz`);
         if (r.status === 200) return;

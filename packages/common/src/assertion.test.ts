@@ -8,9 +8,25 @@ const projectId = trustedProjectId('64b7f0c2a1b2c3d4e5f60718');
 
 describe('gateway assertion', () => {
   it('round-trips project, key type, settings and request id', async () => {
-    const settings = { publicSignups: false, requireEmailVerification: true, limits: { storageBytes: 1, documents: 2, mailMonthly: 3 } };
-    const token = await signAssertion(key, 'data', { requestId: 'r1', projectId, keyType: 'secret', admin: false, settings });
-    await expect(verifyAssertion(key, 'data', token)).resolves.toEqual({ requestId: 'r1', projectId, keyType: 'secret', admin: false, settings });
+    const settings = {
+      publicSignups: false,
+      requireEmailVerification: true,
+      limits: { storageBytes: 1, documents: 2, mailMonthly: 3 },
+    };
+    const token = await signAssertion(key, 'data', {
+      requestId: 'r1',
+      projectId,
+      keyType: 'secret',
+      admin: false,
+      settings,
+    });
+    await expect(verifyAssertion(key, 'data', token)).resolves.toEqual({
+      requestId: 'r1',
+      projectId,
+      keyType: 'secret',
+      admin: false,
+      settings,
+    });
   });
 
   it('refuses an assertion addressed to another service', async () => {
@@ -24,9 +40,13 @@ describe('gateway assertion', () => {
   });
 
   it('refuses an unsigned (alg none) token', async () => {
-    const header = Buffer.from(JSON.stringify({ alg: 'none', typ: 'baas-assertion+jwt' })).toString('base64url');
+    const header = Buffer.from(JSON.stringify({ alg: 'none', typ: 'baas-assertion+jwt' })).toString(
+      'base64url',
+    );
     const now = Math.floor(Date.now() / 1000);
-    const body = Buffer.from(JSON.stringify({ iss: 'baas-gateway', aud: 'data', rid: 'r', adm: true, iat: now, exp: now + 60 })).toString('base64url');
+    const body = Buffer.from(
+      JSON.stringify({ iss: 'baas-gateway', aud: 'data', rid: 'r', adm: true, iat: now, exp: now + 60 }),
+    ).toString('base64url');
     await expect(verifyAssertion(key, 'data', `${header}.${body}.`)).rejects.toThrow();
   });
 

@@ -1,7 +1,13 @@
 import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
 import type { NextFunction, Request, Response } from 'express';
 import { AppError, errors } from './errors';
-import { isProjectIdString, trustedProjectId, type KeyType, type ProjectId, type RequestContext } from './tenancy';
+import {
+  isProjectIdString,
+  trustedProjectId,
+  type KeyType,
+  type ProjectId,
+  type RequestContext,
+} from './tenancy';
 
 /**
  * The gateway assertion: services trust the project id and key type only from this short-lived
@@ -93,7 +99,10 @@ declare module 'express-serve-static-core' {
 export function requireGatewayAssertion(key: Uint8Array, audience: ServiceName) {
   return async (req: Request, _res: Response, next: NextFunction): Promise<void> => {
     const token = req.header(ASSERTION_HEADER);
-    if (!token) return next(errors.unauthorized('GATEWAY_ASSERTION_REQUIRED', 'Requests must come through the gateway'));
+    if (!token)
+      return next(
+        errors.unauthorized('GATEWAY_ASSERTION_REQUIRED', 'Requests must come through the gateway'),
+      );
     try {
       req.assertion = await verifyAssertion(key, audience, token);
       next();
@@ -115,11 +124,19 @@ export function tenantContext(req: Request): RequestContext & { settings: Projec
  * For admin routes under /api/admin/projects/:projectId: the gateway has checked the admin token
  * and that the project exists; the path's id must be the one it asserted.
  */
-export function adminProjectContext(req: Request, pathProjectId: string | undefined): RequestContext & { settings?: ProjectSettingsClaim } {
+export function adminProjectContext(
+  req: Request,
+  pathProjectId: string | undefined,
+): RequestContext & { settings?: ProjectSettingsClaim } {
   const a = req.assertion;
   if (!a?.admin) throw errors.adminTokenRequired();
-  if (!a.projectId || a.projectId !== pathProjectId) throw errors.notFound('PROJECT_NOT_FOUND', 'Project not found');
-  const ctx: RequestContext & { settings?: ProjectSettingsClaim } = { projectId: a.projectId, keyType: 'secret', requestId: a.requestId };
+  if (!a.projectId || a.projectId !== pathProjectId)
+    throw errors.notFound('PROJECT_NOT_FOUND', 'Project not found');
+  const ctx: RequestContext & { settings?: ProjectSettingsClaim } = {
+    projectId: a.projectId,
+    keyType: 'secret',
+    requestId: a.requestId,
+  };
   if (a.settings) ctx.settings = a.settings;
   return ctx;
 }

@@ -4,7 +4,12 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { ConfigError, env, loadConfig, redactConfig } from './config';
 
-const schema = z.object({ PORT: env.port(8080), SECRET: env.secret(8), FLAG: env.bool(false), URL: env.url('http://x') });
+const schema = z.object({
+  PORT: env.port(8080),
+  SECRET: env.secret(8),
+  FLAG: env.bool(false),
+  URL: env.url('http://x'),
+});
 
 describe('loadConfig', () => {
   it('applies defaults and coerces types', () => {

@@ -30,10 +30,7 @@ function resolveFileVariants(env: Env, keys: string[]): { env: Env; problems: st
   return { env: out, problems };
 }
 
-export function loadConfig<S extends z.ZodObject>(
-  schema: S,
-  env: Env = process.env,
-): Readonly<z.infer<S>> {
+export function loadConfig<S extends z.ZodObject>(schema: S, env: Env = process.env): Readonly<z.infer<S>> {
   const keys = Object.keys(schema.shape);
   const { env: resolved, problems } = resolveFileVariants(env, keys);
   const input: Record<string, string | undefined> = {};
@@ -72,15 +69,13 @@ export const env = {
   positiveInt: (def: number) => z.coerce.number().int().min(1).default(def),
   url: (def?: string) => (def === undefined ? z.url() : z.url().default(def)),
   string: (def?: string) => (def === undefined ? z.string().min(1) : z.string().min(1).default(def)),
-  secret: (minLength = 32) =>
-    z.string().min(minLength, `must be at least ${minLength} characters`),
+  secret: (minLength = 32) => z.string().min(minLength, `must be at least ${minLength} characters`),
   bool: (def: boolean) =>
     z
       .enum(['true', 'false', '1', '0'])
       .default(def ? 'true' : 'false')
       .transform((v) => v === 'true' || v === '1'),
-  logLevel: () =>
-    z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  logLevel: () => z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 };
 
 /** Variables every backend service reads. */

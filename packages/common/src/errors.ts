@@ -35,21 +35,14 @@ export const errors = {
   adminTokenRequired: () =>
     new AppError(401, 'ADMIN_TOKEN_REQUIRED', 'Missing or invalid platform admin token'),
   forbidden: (code = 'FORBIDDEN', message = 'Forbidden') => new AppError(403, code, message),
-  originNotAllowed: () =>
-    new AppError(403, 'ORIGIN_NOT_ALLOWED', 'Origin is not on the project allowlist'),
+  originNotAllowed: () => new AppError(403, 'ORIGIN_NOT_ALLOWED', 'Origin is not on the project allowlist'),
   usersCollectionReserved: () =>
-    new AppError(
-      403,
-      'USERS_COLLECTION_RESERVED',
-      'The users collection is reserved; use /api/userAuth/*',
-    ),
-  secretKeyRequired: () =>
-    new AppError(403, 'SECRET_KEY_REQUIRED', 'This operation requires a secret key'),
+    new AppError(403, 'USERS_COLLECTION_RESERVED', 'The users collection is reserved; use /api/userAuth/*'),
+  secretKeyRequired: () => new AppError(403, 'SECRET_KEY_REQUIRED', 'This operation requires a secret key'),
   quotaExceeded: (message = 'Quota exceeded') => new AppError(403, 'QUOTA_EXCEEDED', message),
   notFound: (code = 'NOT_FOUND', message = 'Not found') => new AppError(404, code, message),
   routeNotFound: () => new AppError(404, 'ROUTE_NOT_FOUND', 'Route not found'),
-  payloadTooLarge: (message = 'Payload too large') =>
-    new AppError(413, 'PAYLOAD_TOO_LARGE', message),
+  payloadTooLarge: (message = 'Payload too large') => new AppError(413, 'PAYLOAD_TOO_LARGE', message),
   unsupportedMediaType: (message = 'Unsupported media type') =>
     new AppError(415, 'UNSUPPORTED_MEDIA_TYPE', message),
   rateLimited: (retryAfterSeconds: number, message = 'Too many requests') =>
@@ -57,10 +50,8 @@ export const errors = {
       'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))),
     }),
   badGateway: (message = 'Upstream service error') => new AppError(502, 'BAD_GATEWAY', message),
-  serviceUnavailable: (message = 'Service unavailable') =>
-    new AppError(503, 'SERVICE_UNAVAILABLE', message),
-  gatewayTimeout: (message = 'Upstream service timed out') =>
-    new AppError(504, 'GATEWAY_TIMEOUT', message),
+  serviceUnavailable: (message = 'Service unavailable') => new AppError(503, 'SERVICE_UNAVAILABLE', message),
+  gatewayTimeout: (message = 'Upstream service timed out') => new AppError(504, 'GATEWAY_TIMEOUT', message),
 };
 
 export function isAppError(e: unknown): e is AppError {

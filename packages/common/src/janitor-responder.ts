@@ -28,8 +28,17 @@ export function answerJanitor(
       try {
         const parsed = commandSchema.safeParse(m.json());
         reply = parsed.success
-          ? await run({ olderThan: parsed.data.olderThan, batchSize: Math.min(parsed.data.batchSize, MAX_BATCH) })
-          : { ok: false, processed: 0, more: false, error: 'invalid command: olderThan (ISO date-time) and batchSize (positive integer) are required' };
+          ? await run({
+              olderThan: parsed.data.olderThan,
+              batchSize: Math.min(parsed.data.batchSize, MAX_BATCH),
+            })
+          : {
+              ok: false,
+              processed: 0,
+              more: false,
+              error:
+                'invalid command: olderThan (ISO date-time) and batchSize (positive integer) are required',
+            };
       } catch (err) {
         logger.error({ err, subject }, 'janitor command failed');
         reply = { ok: false, processed: 0, more: false, error: (err as Error).message };

@@ -15,7 +15,11 @@ export function startTelemetry(serviceName: string): { shutdown: () => Promise<v
   const sdk = new NodeSDK({
     serviceName,
     traceExporter: new OTLPTraceExporter(),
-    instrumentations: [new HttpInstrumentation({ ignoreIncomingRequestHook: (req) => /^\/(livez|readyz|metrics)/.test(req.url ?? '') })],
+    instrumentations: [
+      new HttpInstrumentation({
+        ignoreIncomingRequestHook: (req) => /^\/(livez|readyz|metrics)/.test(req.url ?? ''),
+      }),
+    ],
   });
   sdk.start();
   return { shutdown: () => sdk.shutdown() };

@@ -28,7 +28,10 @@ export interface AccessTokenVerifier {
   verify(token: string, projectId: ProjectId): Promise<UserPrincipal>;
 }
 
-export function createAccessTokenVerifier(keys: JWTVerifyGetKey, maxLifetimeSeconds = 3600): AccessTokenVerifier {
+export function createAccessTokenVerifier(
+  keys: JWTVerifyGetKey,
+  maxLifetimeSeconds = 3600,
+): AccessTokenVerifier {
   return {
     async verify(token, projectId) {
       try {
@@ -42,7 +45,11 @@ export function createAccessTokenVerifier(keys: JWTVerifyGetKey, maxLifetimeSeco
           maxTokenAge: maxLifetimeSeconds + 30,
         });
         // maxTokenAge bounds the age, not the stated lifetime: refuse tokens meant to live longer.
-        if (typeof payload.iat === 'number' && typeof payload.exp === 'number' && payload.exp - payload.iat > maxLifetimeSeconds)
+        if (
+          typeof payload.iat === 'number' &&
+          typeof payload.exp === 'number' &&
+          payload.exp - payload.iat > maxLifetimeSeconds
+        )
           throw new Error('lifetime over policy');
         return {
           userId: String(payload.sub),
@@ -57,8 +64,14 @@ export function createAccessTokenVerifier(keys: JWTVerifyGetKey, maxLifetimeSeco
 }
 
 /** Verifier fed from the auth service's JWKS (cached by jose, refetched on an unknown kid). */
-export function remoteAccessTokenVerifier(authBaseUrl: string, maxLifetimeSeconds?: number): AccessTokenVerifier {
-  const jwks = createRemoteJWKSet(new URL(JWKS_PATH, authBaseUrl), { cooldownDuration: 5_000, cacheMaxAge: 600_000 });
+export function remoteAccessTokenVerifier(
+  authBaseUrl: string,
+  maxLifetimeSeconds?: number,
+): AccessTokenVerifier {
+  const jwks = createRemoteJWKSet(new URL(JWKS_PATH, authBaseUrl), {
+    cooldownDuration: 5_000,
+    cacheMaxAge: 600_000,
+  });
   return createAccessTokenVerifier(jwks, maxLifetimeSeconds);
 }
 

@@ -6,7 +6,11 @@ export function zodDetails(error: z.ZodError): ErrorDetail[] {
 }
 
 /** Parses input at the edge with the one schema of its contract; failures are 400 with details. */
-export function parseInput<S extends z.ZodType>(schema: S, input: unknown, what = 'Invalid request body'): z.infer<S> {
+export function parseInput<S extends z.ZodType>(
+  schema: S,
+  input: unknown,
+  what = 'Invalid request body',
+): z.infer<S> {
   const r = schema.safeParse(input);
   if (!r.success) throw errors.validation(what, zodDetails(r.error));
   return r.data;

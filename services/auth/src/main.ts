@@ -47,7 +47,9 @@ async function main(): Promise<void> {
   relay.start();
   auth.deps.keys.startAutoReload();
   const retireTimer = setInterval(() => {
-    auth.deps.keys.retireStale(config.ACCESS_TOKEN_TTL_SECONDS).catch((err: unknown) => logger.warn({ err }, 'key retirement failed'));
+    auth.deps.keys
+      .retireStale(config.ACCESS_TOKEN_TTL_SECONDS)
+      .catch((err: unknown) => logger.warn({ err }, 'key retirement failed'));
   }, 300_000);
   retireTimer.unref();
 
@@ -59,7 +61,10 @@ async function main(): Promise<void> {
     handler: idempotent(processed, durable, (event) => deleteProjectUsers(auth, event.projectId)),
   });
   const janitor = answerJanitor(nc, JANITOR_SUBJECTS.purgeExpiredSessions, logger, (cmd) =>
-    purgeExpired({ users: auth.users, sessions: auth.sessions, claims: auth.claims, clock: () => new Date() }, cmd),
+    purgeExpired(
+      { users: auth.users, sessions: auth.sessions, claims: auth.claims, clock: () => new Date() },
+      cmd,
+    ),
   );
 
   const serviceApp = createApp({

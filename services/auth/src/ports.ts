@@ -57,7 +57,12 @@ export interface UserRepository {
   findById(projectId: ProjectId, userId: string): Promise<User | null>;
   findByEmail(projectId: ProjectId, email: string): Promise<User | null>;
   /** Other users of the project whose profile field equals the value (unique checks, public profile). */
-  findByProfileField(projectId: ProjectId, key: string, value: unknown, exceptUserId?: string): Promise<User | null>;
+  findByProfileField(
+    projectId: ProjectId,
+    key: string,
+    value: unknown,
+    exceptUserId?: string,
+  ): Promise<User | null>;
   updateProfile(
     projectId: ProjectId,
     userId: string,
@@ -82,7 +87,12 @@ export interface UserRepository {
     events: EventEnvelope[],
     notIssuedAfter: Date,
   ): Promise<boolean>;
-  findByCodeToken(projectId: ProjectId, purpose: CodePurpose, tokenHash: string, now: Date): Promise<User | null>;
+  findByCodeToken(
+    projectId: ProjectId,
+    purpose: CodePurpose,
+    tokenHash: string,
+    now: Date,
+  ): Promise<User | null>;
   /** Removes the code and applies its effects in one write (single use is enforced by CodeClaims). */
   consumeCode(
     projectId: ProjectId,
@@ -126,7 +136,13 @@ export interface SessionRepository {
   createFamily(family: SessionFamily): Promise<void>;
   findFamily(projectId: ProjectId, familyId: string): Promise<SessionFamily | null>;
   revokeFamily(projectId: ProjectId, familyId: string, reason: string, at: Date): Promise<void>;
-  revokeUserFamilies(projectId: ProjectId, userId: string, reason: string, at: Date, exceptFamilyId?: string): Promise<number>;
+  revokeUserFamilies(
+    projectId: ProjectId,
+    userId: string,
+    reason: string,
+    at: Date,
+    exceptFamilyId?: string,
+  ): Promise<number>;
   insertToken(token: StoredRefreshToken): Promise<void>;
   /**
    * Inserts the token unless one with its hash exists: true for the one caller that created it.

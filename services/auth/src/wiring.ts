@@ -61,8 +61,16 @@ export async function wireAuth(
   const keys = new KeyStore(new MongoSigningKeyRepository(db), secrets.signingKeyWrap, logger, clock);
   await keys.init();
   const hasher = new Argon2Hasher(
-    { memoryCost: config.ARGON2_MEMORY_KIB, timeCost: config.ARGON2_TIME_COST, parallelism: config.ARGON2_PARALLELISM },
-    { concurrency: config.PASSWORD_HASH_CONCURRENCY, queueMax: config.PASSWORD_HASH_QUEUE_MAX, onBusy: authErrors.busy },
+    {
+      memoryCost: config.ARGON2_MEMORY_KIB,
+      timeCost: config.ARGON2_TIME_COST,
+      parallelism: config.ARGON2_PARALLELISM,
+    },
+    {
+      concurrency: config.PASSWORD_HASH_CONCURRENCY,
+      queueMax: config.PASSWORD_HASH_QUEUE_MAX,
+      onBusy: authErrors.busy,
+    },
   );
   await hasher.init();
   const deps: AuthDeps = {

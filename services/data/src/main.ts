@@ -41,7 +41,9 @@ async function main(): Promise<void> {
   });
   relay.start();
   const projectDeleted = await consumeProjectDeleted(bus, new MongoProcessedEvents(db), deps);
-  const janitor = answerJanitor(nc, JANITOR_SUBJECTS.purgeTrash, logger, (cmd) => purgeTrash(deps, new Date(cmd.olderThan), cmd.batchSize));
+  const janitor = answerJanitor(nc, JANITOR_SUBJECTS.purgeTrash, logger, (cmd) =>
+    purgeTrash(deps, new Date(cmd.olderThan), cmd.batchSize),
+  );
 
   const serviceApp = createApp({
     logger,

@@ -33,7 +33,9 @@ export async function wireData(opts: {
   const relay = new OutboxRelay({
     collections: async () => [
       catalogue.coll as unknown as Collection,
-      ...(await catalogue.all()).map(({ projectId, name }) => store.forProject(projectId).mongoCollection(name)),
+      ...(await catalogue.all()).map(({ projectId, name }) =>
+        store.forProject(projectId).mongoCollection(name),
+      ),
     ],
     publisher: opts.publisher,
     logger: opts.logger,

@@ -36,7 +36,13 @@ export interface GatewayDeps {
 
 /** The gateway: the only door clients use. Cheap rejections run first, bodies stream through. */
 export function createApp(deps: GatewayDeps): ServiceApp {
-  const svc = createServiceApp({ service: 'gateway', logger: deps.logger, readiness: deps.readiness, metrics: deps.metrics, metricsRoute: false });
+  const svc = createServiceApp({
+    service: 'gateway',
+    logger: deps.logger,
+    readiness: deps.readiness,
+    metrics: deps.metrics,
+    metricsRoute: false,
+  });
   const { app } = svc;
   app.set('trust proxy', deps.trustProxy === 'loopback' ? 'loopback' : false);
   app.use(helmet({ contentSecurityPolicy: false, crossOriginResourcePolicy: { policy: 'cross-origin' } }));

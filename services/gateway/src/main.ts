@@ -45,8 +45,18 @@ async function main(): Promise<void> {
     metrics,
     readiness: [{ name: 'nats', check: async () => void (await nc.flush()) }],
     directory,
-    globalLimiter: new RedisRateLimiter(redis, config.RATE_LIMIT_GLOBAL_POINTS, config.RATE_LIMIT_GLOBAL_WINDOW_SECONDS, 'rl:global'),
-    authLimiter: new RedisRateLimiter(redis, config.RATE_LIMIT_AUTH_POINTS, config.RATE_LIMIT_AUTH_WINDOW_SECONDS, 'rl:auth'),
+    globalLimiter: new RedisRateLimiter(
+      redis,
+      config.RATE_LIMIT_GLOBAL_POINTS,
+      config.RATE_LIMIT_GLOBAL_WINDOW_SECONDS,
+      'rl:global',
+    ),
+    authLimiter: new RedisRateLimiter(
+      redis,
+      config.RATE_LIMIT_AUTH_POINTS,
+      config.RATE_LIMIT_AUTH_WINDOW_SECONDS,
+      'rl:auth',
+    ),
     limits: {
       globalWindowSeconds: config.RATE_LIMIT_GLOBAL_WINDOW_SECONDS,
       authWindowSeconds: config.RATE_LIMIT_AUTH_WINDOW_SECONDS,
@@ -54,7 +64,12 @@ async function main(): Promise<void> {
     trustProxy: config.TRUST_PROXY,
     adminToken: config.PLATFORM_ADMIN_TOKEN,
     assertionSecret: config.INTERNAL_ASSERTION_SECRET,
-    upstreams: { auth: config.AUTH_URL, data: config.DATA_URL, storage: config.STORAGE_URL, mail: config.MAIL_URL },
+    upstreams: {
+      auth: config.AUTH_URL,
+      data: config.DATA_URL,
+      storage: config.STORAGE_URL,
+      mail: config.MAIL_URL,
+    },
     upstreamTimeoutMs: config.UPSTREAM_TIMEOUT_SECONDS * 1000,
   });
   const metricsServer = await startMetricsServer(metrics, config.GATEWAY_METRICS_PORT);
@@ -67,7 +82,13 @@ async function main(): Promise<void> {
     graceSeconds: config.SHUTDOWN_GRACE_SECONDS,
     closers: [
       { name: 'metrics', close: () => new Promise<void>((r) => metricsServer.close(() => r())) },
-      { name: 'nats', close: async () => { sub.unsubscribe(); await nc.drain(); } },
+      {
+        name: 'nats',
+        close: async () => {
+          sub.unsubscribe();
+          await nc.drain();
+        },
+      },
       { name: 'redis', close: async () => void (await redis.quit()) },
       { name: 'telemetry', close: () => telemetry.shutdown() },
     ],

@@ -24,7 +24,9 @@ export const mailConfigSchema = z.object({
   /** Attempts per message for transient SMTP failures (connection errors, 4xx replies). */
   SMTP_SEND_ATTEMPTS: env.positiveInt(3),
   SMTP_RETRY_BASE_MS: env.int(250),
-  MAIL_FROM: env.string('BaaS <no-reply@baas.local>').refine(isValidFrom, 'must be `Name <address>` or an address'),
+  MAIL_FROM: env
+    .string('BaaS <no-reply@baas.local>')
+    .refine(isValidFrom, 'must be `Name <address>` or an address'),
   DEFAULT_MAIL_MONTHLY_LIMIT: env.int(1000),
   /** Cap on system mails (verification, password reset) per project per UTC day. */
   SYSTEM_MAIL_DAILY_LIMIT: env.int(500),

@@ -1,4 +1,10 @@
-import { idempotent, type ConsumerHandle, type EventEnvelope, type JetStreamBus, type ProcessedEvents } from '@baas/common';
+import {
+  idempotent,
+  type ConsumerHandle,
+  type EventEnvelope,
+  type JetStreamBus,
+  type ProcessedEvents,
+} from '@baas/common';
 import type { MailDeps } from './domain/deps';
 import { sendSystemMail, type SystemMailEvent } from './domain/mail/send-system-mail';
 import { purgeProject } from './domain/projects/purge-project';
@@ -23,7 +29,11 @@ export function projectDeletedHandler(deps: MailDeps, processed: ProcessedEvents
 }
 
 /** The event entry points; they call the same use cases as the HTTP routes. */
-export async function startConsumers(bus: JetStreamBus, deps: MailDeps, processed: ProcessedEvents): Promise<ConsumerHandle[]> {
+export async function startConsumers(
+  bus: JetStreamBus,
+  deps: MailDeps,
+  processed: ProcessedEvents,
+): Promise<ConsumerHandle[]> {
   const systemMails = await bus.consume({
     durable: SYSTEM_MAIL_DURABLE,
     types: ['auth.verification_requested', 'auth.password_reset_requested'],

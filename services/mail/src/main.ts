@@ -67,7 +67,8 @@ async function main(): Promise<void> {
     sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
   };
   const consumers = await startConsumers(bus, deps, new MongoProcessedEvents(db));
-  const sweep = () => void sweepUsage(deps).catch((err: unknown) => logger.warn({ err }, 'usage sweep failed'));
+  const sweep = () =>
+    void sweepUsage(deps).catch((err: unknown) => logger.warn({ err }, 'usage sweep failed'));
   const sweepTimer = setInterval(sweep, 60 * 60 * 1000);
   sweepTimer.unref();
   sweep();

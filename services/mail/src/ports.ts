@@ -4,7 +4,11 @@ import type { StoredTemplate, TemplateContent, TemplateOwner } from './domain/te
 /** Project overrides and global templates, in the mail service's own database. */
 export interface TemplateRepository {
   /** Creates or replaces the template under (owner, key). */
-  save(owner: TemplateOwner, key: string, content: TemplateContent): Promise<{ template: StoredTemplate; created: boolean }>;
+  save(
+    owner: TemplateOwner,
+    key: string,
+    content: TemplateContent,
+  ): Promise<{ template: StoredTemplate; created: boolean }>;
   findByKey(owner: TemplateOwner, key: string): Promise<StoredTemplate | null>;
   /** By key, else by name. */
   findByKeyOrName(owner: TemplateOwner, keyOrName: string): Promise<StoredTemplate | null>;
@@ -33,8 +37,17 @@ export interface MessageRecord {
 export interface MessageRepository {
   create(projectId: ProjectId, record: MessageRecord): Promise<void>;
   markSent(projectId: ProjectId, id: string, attempts: number, events: EventEnvelope[]): Promise<void>;
-  markFailed(projectId: ProjectId, id: string, attempts: number, reason: string, events: EventEnvelope[]): Promise<void>;
-  findById(projectId: ProjectId, id: string): Promise<(MessageRecord & { attempts?: number; error?: string }) | null>;
+  markFailed(
+    projectId: ProjectId,
+    id: string,
+    attempts: number,
+    reason: string,
+    events: EventEnvelope[],
+  ): Promise<void>;
+  findById(
+    projectId: ProjectId,
+    id: string,
+  ): Promise<(MessageRecord & { attempts?: number; error?: string }) | null>;
   deleteAllOfProject(projectId: ProjectId): Promise<void>;
 }
 

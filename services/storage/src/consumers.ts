@@ -5,7 +5,11 @@ import { deleteProjectFiles } from './domain/files/delete-project-files';
 export const PROJECT_DELETED_DURABLE = 'storage-project-deleted';
 
 /** project.deleted: the project's objects, records and usage go. */
-export function consumeProjectDeleted(bus: JetStreamBus, processed: ProcessedEvents, deps: FileDeps): Promise<ConsumerHandle> {
+export function consumeProjectDeleted(
+  bus: JetStreamBus,
+  processed: ProcessedEvents,
+  deps: FileDeps,
+): Promise<ConsumerHandle> {
   return bus.consume({
     durable: PROJECT_DELETED_DURABLE,
     types: ['project.deleted'],

@@ -37,7 +37,11 @@ async function main(): Promise<void> {
 
   // Each refers to the other only from callbacks that run after both exist.
   const files: MongoFileRepository = new MongoFileRepository(db, (coll, id) => relay.relayOne(coll, id));
-  const relay: OutboxRelay = new OutboxRelay({ collections: () => [files.coll as unknown as Collection], publisher: bus, logger });
+  const relay: OutboxRelay = new OutboxRelay({
+    collections: () => [files.coll as unknown as Collection],
+    publisher: bus,
+    logger,
+  });
   await files.ensureIndexes();
   relay.start();
 

@@ -16,7 +16,11 @@ export interface ObjectStore {
   /** Idempotent: deleting a missing object succeeds. */
   delete(key: string): Promise<void>;
   /** Objects in key order after `startAfter`, at most `limit`; `done` when the listing is exhausted. */
-  list(opts: { prefix?: string; startAfter?: string; limit: number }): Promise<{ items: StoredObject[]; done: boolean }>;
+  list(opts: {
+    prefix?: string;
+    startAfter?: string;
+    limit: number;
+  }): Promise<{ items: StoredObject[]; done: boolean }>;
 }
 
 export interface StoredObject {

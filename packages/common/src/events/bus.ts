@@ -102,7 +102,11 @@ export class JetStreamBus implements EventPublisher {
     private readonly logger: Logger,
   ) {}
 
-  static async create(nc: NatsConnection, logger: Logger, streams: StreamOptions = {}): Promise<JetStreamBus> {
+  static async create(
+    nc: NatsConnection,
+    logger: Logger,
+    streams: StreamOptions = {},
+  ): Promise<JetStreamBus> {
     const jsm = await jetstreamManager(nc);
     await ensureStreams(jsm, streams);
     return new JetStreamBus(nc, jetstream(nc), jsm, logger);
@@ -161,7 +165,9 @@ export class JetStreamBus implements EventPublisher {
     const logger = this.logger.child({ consumer: opts.durable });
     const done = (async () => {
       for await (const m of messages) {
-        const type = (m.headers as MsgHdrs | undefined)?.get('baas-event-type') || m.subject.slice(EVENTS_SUBJECT_PREFIX.length + 1);
+        const type =
+          (m.headers as MsgHdrs | undefined)?.get('baas-event-type') ||
+          m.subject.slice(EVENTS_SUBJECT_PREFIX.length + 1);
         if (!wanted.has(type)) {
           m.ack();
           continue;
@@ -199,12 +205,18 @@ export class JetStreamBus implements EventPublisher {
     } catch (err) {
       const attempt = m.info.deliveryCount;
       if (attempt >= maxDeliver) {
-        logger.error({ err, eventId: event.id, type: event.type, attempt }, 'event failed for the last time, sent to dead letters');
+        logger.error(
+          { err, eventId: event.id, type: event.type, attempt },
+          'event failed for the last time, sent to dead letters',
+        );
         await this.deadLetter(opts.durable, m, (err as Error).message);
         m.term('max deliveries');
       } else {
         const delay = backoffMs[Math.min(attempt - 1, backoffMs.length - 1)] ?? 1000;
-        logger.warn({ err, eventId: event.id, type: event.type, attempt, retryInMs: delay }, 'event handler failed, will retry');
+        logger.warn(
+          { err, eventId: event.id, type: event.type, attempt, retryInMs: delay },
+          'event handler failed, will retry',
+        );
         m.nak(delay);
       }
     }

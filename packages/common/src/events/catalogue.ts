@@ -14,8 +14,20 @@ export interface EventCatalogue {
    * `code`: the link token the spec's `{ token }` form takes (put it in the mail, e.g. in a link);
    * `otp`: the short numeric code the `{ email, otp }` form takes (show it in the mail).
    */
-  'auth.verification_requested': { userId: string; email: string; code: string; otp?: string; expiresAt: string };
-  'auth.password_reset_requested': { userId: string; email: string; code: string; otp?: string; expiresAt: string };
+  'auth.verification_requested': {
+    userId: string;
+    email: string;
+    code: string;
+    otp?: string;
+    expiresAt: string;
+  };
+  'auth.password_reset_requested': {
+    userId: string;
+    email: string;
+    code: string;
+    otp?: string;
+    expiresAt: string;
+  };
   'collection.registered': { collection: string };
   'collection.deleted': { collection: string };
   'document.created': { collection: string; documentId: string };

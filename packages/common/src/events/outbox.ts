@@ -94,10 +94,9 @@ export class OutboxRelay {
    */
   async relayOne(coll: Collection, id: unknown): Promise<void> {
     try {
-      const doc = await coll.findOne(
-        { _id: id, [OUTBOX_FIELD]: { $exists: true } } as Document,
-        { projection: { _id: 1, [OUTBOX_FIELD]: 1, [PURGE_FIELD]: 1 } },
-      );
+      const doc = await coll.findOne({ _id: id, [OUTBOX_FIELD]: { $exists: true } } as Document, {
+        projection: { _id: 1, [OUTBOX_FIELD]: 1, [PURGE_FIELD]: 1 },
+      });
       if (doc) await this.relayDocument(coll, doc);
     } catch (err) {
       this.opts.logger.warn({ err }, 'immediate outbox relay failed; the periodic pass will retry');
@@ -126,7 +125,10 @@ export class OutboxRelay {
     const collections = await this.opts.collections();
     for (const coll of collections) {
       const pending = await coll
-        .find({ [OUTBOX_FIELD]: { $exists: true } }, { projection: { _id: 1, [OUTBOX_FIELD]: 1, [PURGE_FIELD]: 1 } })
+        .find(
+          { [OUTBOX_FIELD]: { $exists: true } },
+          { projection: { _id: 1, [OUTBOX_FIELD]: 1, [PURGE_FIELD]: 1 } },
+        )
         .limit(this.opts.batchSize ?? 100)
         .toArray();
       for (const doc of pending) await this.relayDocument(coll, doc);
@@ -144,6 +146,8 @@ export class OutboxRelay {
     // $pullAll of the exact entries read: events pushed meanwhile stay. (FerretDB ignores a
     // $pull with a condition, so no `{ id: { $in } }` here.)
     await coll.updateOne({ _id: id } as Document, { $pullAll: { [OUTBOX_FIELD]: events } } as Document);
-    await coll.updateOne({ _id: id, [OUTBOX_FIELD]: { $size: 0 } } as Document, { $unset: { [OUTBOX_FIELD]: '' } });
+    await coll.updateOne({ _id: id, [OUTBOX_FIELD]: { $size: 0 } } as Document, {
+      $unset: { [OUTBOX_FIELD]: '' },
+    });
   }
 }

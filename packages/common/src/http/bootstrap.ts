@@ -39,7 +39,11 @@ function metricsHandler(metrics: Metrics) {
 }
 
 /** A separate listener for /metrics, for processes whose main port faces clients. */
-export async function startMetricsServer(metrics: Metrics, port: number, host = '0.0.0.0'): Promise<http.Server> {
+export async function startMetricsServer(
+  metrics: Metrics,
+  port: number,
+  host = '0.0.0.0',
+): Promise<http.Server> {
   const app = express();
   app.disable('x-powered-by');
   app.get('/metrics', metricsHandler(metrics));
@@ -104,7 +108,11 @@ export function createServiceApp(opts: ServiceAppOptions): ServiceApp {
       genReqId: (req) => (req as unknown as { id: string }).id,
       // Compact lines: headers (keys, tokens, cookies) never reach the log at all.
       serializers: {
-        req: (req: { id: string; method: string; url: string }) => ({ id: req.id, method: req.method, url: req.url.split('?')[0] }),
+        req: (req: { id: string; method: string; url: string }) => ({
+          id: req.id,
+          method: req.method,
+          url: req.url.split('?')[0],
+        }),
         res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
       },
       customLogLevel: (_req, res, err) =>

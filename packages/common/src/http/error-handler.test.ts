@@ -15,10 +15,18 @@ describe('toAppError', () => {
   });
   it('maps an unreachable database to 503 with Retry-After', () => {
     const e = Object.assign(new Error('connect ECONNREFUSED'), { name: 'MongoServerSelectionError' });
-    expect(toAppError(e)).toMatchObject({ status: 503, code: 'SERVICE_UNAVAILABLE', headers: { 'Retry-After': '1' } });
+    expect(toAppError(e)).toMatchObject({
+      status: 503,
+      code: 'SERVICE_UNAVAILABLE',
+      headers: { 'Retry-After': '1' },
+    });
   });
   it('maps a socket closed under a driver to 503', () => {
-    expect(toAppError(Object.assign(new Error('This socket has been ended by the other party'), { code: 'EPIPE' }))).toMatchObject({ status: 503 });
+    expect(
+      toAppError(
+        Object.assign(new Error('This socket has been ended by the other party'), { code: 'EPIPE' }),
+      ),
+    ).toMatchObject({ status: 503 });
   });
   it('leaves unknown errors to become an opaque 500', () => {
     expect(toAppError(new TypeError('bug'))).toBeUndefined();

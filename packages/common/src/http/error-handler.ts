@@ -19,7 +19,14 @@ const UNAVAILABLE_ERRORS = new Set([
 ]);
 
 /** Socket errors a driver can surface unwrapped when its server goes away mid-command. */
-const UNAVAILABLE_CODES = new Set(['EPIPE', 'ECONNRESET', 'ECONNREFUSED', 'ENOTCONN', 'ETIMEDOUT', 'EHOSTUNREACH']);
+const UNAVAILABLE_CODES = new Set([
+  'EPIPE',
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'ENOTCONN',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+]);
 
 export function toAppError(err: unknown): AppError | undefined {
   if (err instanceof AppError) return err;

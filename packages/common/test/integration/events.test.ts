@@ -82,11 +82,21 @@ describe('outbox relay and JetStream bus', () => {
     });
     const coll = db.collection('docs');
     const { insertedId } = await coll.insertOne({ v: 1 });
-    await coll.updateOne({ _id: insertedId }, pushEvents({ $set: { v: 2 } }, [createEvent('document.updated', projectId, { collection: 'docs', documentId: String(insertedId) })]));
+    await coll.updateOne(
+      { _id: insertedId },
+      pushEvents({ $set: { v: 2 } }, [
+        createEvent('document.updated', projectId, { collection: 'docs', documentId: String(insertedId) }),
+      ]),
+    );
     const relay = new OutboxRelay({ collections: () => [coll], publisher: bus, logger });
     await relay.relayOne(coll, insertedId);
     await until(() => received.length === 1);
-    await coll.updateOne({ _id: insertedId }, purgeWithEvents([createEvent('document.purged', projectId, { collection: 'docs', documentId: String(insertedId) })]));
+    await coll.updateOne(
+      { _id: insertedId },
+      purgeWithEvents([
+        createEvent('document.purged', projectId, { collection: 'docs', documentId: String(insertedId) }),
+      ]),
+    );
     await relay.flush();
     await until(() => received.length === 2);
     expect(received).toEqual(['document.updated', 'document.purged']);

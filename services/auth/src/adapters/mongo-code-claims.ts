@@ -52,7 +52,10 @@ export class MongoCodeClaims implements CodeClaims {
   }
 
   async purgeExpired(cutoff: Date, limit: number): Promise<number> {
-    const ids = await this.coll.find({ expiresAt: { $lt: cutoff } }, { projection: { _id: 1 } }).limit(limit).toArray();
+    const ids = await this.coll
+      .find({ expiresAt: { $lt: cutoff } }, { projection: { _id: 1 } })
+      .limit(limit)
+      .toArray();
     if (ids.length > 0) await this.coll.deleteMany({ _id: { $in: ids.map((d) => d._id) } });
     return ids.length;
   }

@@ -76,7 +76,10 @@ export class MongoProjectRepository implements ProjectRepository {
   async findByKeyHash(hash: string): Promise<{ project: Project; keyType: KeyType } | null> {
     // Two exact index lookups rather than an $or, so each uses its unique index.
     for (const keyType of ['secret', 'publishable'] as const) {
-      const d = await this.coll.findOne({ [`keys.${keyType}.hash`]: hash, ...LIVE }, { projection: HIDE_OUTBOX });
+      const d = await this.coll.findOne(
+        { [`keys.${keyType}.hash`]: hash, ...LIVE },
+        { projection: HIDE_OUTBOX },
+      );
       const project = d ? toProject(d) : null;
       if (project) return { project, keyType };
     }

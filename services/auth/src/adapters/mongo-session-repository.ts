@@ -133,7 +133,10 @@ export class MongoSessionRepository implements SessionRepository {
   }
 
   async markUsed(projectId: ProjectId, hash: string, childHash: string, at: Date): Promise<void> {
-    await this.tokens.updateOne({ _id: hash, projectId, usedAt: { $exists: false } }, { $set: { usedAt: at, childHash } });
+    await this.tokens.updateOne(
+      { _id: hash, projectId, usedAt: { $exists: false } },
+      { $set: { usedAt: at, childHash } },
+    );
   }
 
   async deleteProject(projectId: ProjectId): Promise<void> {
@@ -151,12 +154,18 @@ export class MongoSessionRepository implements SessionRepository {
    * (so reuse of any of their tokens can no longer matter), in bounded batches.
    */
   async purgeExpired(cutoff: Date, limit: number, revokedCutoff: Date = cutoff): Promise<number> {
-    const tokenIds = await this.tokens.find({ expiresAt: { $lt: cutoff } }, { projection: { _id: 1 } }).limit(limit).toArray();
+    const tokenIds = await this.tokens
+      .find({ expiresAt: { $lt: cutoff } }, { projection: { _id: 1 } })
+      .limit(limit)
+      .toArray();
     if (tokenIds.length > 0) await this.tokens.deleteMany({ _id: { $in: tokenIds.map((d) => d._id) } });
     const left = limit - tokenIds.length;
     if (left <= 0) return tokenIds.length;
     const famIds = await this.families
-      .find({ $or: [{ expiresAt: { $lt: cutoff } }, { revokedAt: { $lt: revokedCutoff } }] }, { projection: { _id: 1 } })
+      .find(
+        { $or: [{ expiresAt: { $lt: cutoff } }, { revokedAt: { $lt: revokedCutoff } }] },
+        { projection: { _id: 1 } },
+      )
       .limit(left)
       .toArray();
     if (famIds.length > 0) await this.families.deleteMany({ _id: { $in: famIds.map((d) => d._id) } });

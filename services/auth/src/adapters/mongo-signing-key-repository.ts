@@ -23,7 +23,10 @@ export class MongoSigningKeyRepository implements SigningKeyRepository {
   }
 
   async markRetiring(exceptKid: string, at: Date): Promise<void> {
-    await this.coll.updateMany({ status: 'active', _id: { $ne: exceptKid } }, { $set: { status: 'retiring', retiringAt: at } });
+    await this.coll.updateMany(
+      { status: 'active', _id: { $ne: exceptKid } },
+      { $set: { status: 'retiring', retiringAt: at } },
+    );
   }
 
   async retireRetiringBefore(cutoff: Date, at: Date): Promise<number> {

@@ -112,11 +112,19 @@ export class MongoUserRepository implements UserRepository {
   }
 
   async findByEmail(projectId: ProjectId, email: string): Promise<User | null> {
-    const d = await this.coll.findOne({ projectId, emailLower: normalizeEmail(email) }, { projection: PROJECTION });
+    const d = await this.coll.findOne(
+      { projectId, emailLower: normalizeEmail(email) },
+      { projection: PROJECTION },
+    );
     return d ? toUser(d) : null;
   }
 
-  async findByProfileField(projectId: ProjectId, key: string, value: unknown, exceptUserId?: string): Promise<User | null> {
+  async findByProfileField(
+    projectId: ProjectId,
+    key: string,
+    value: unknown,
+    exceptUserId?: string,
+  ): Promise<User | null> {
     const filter: Document = { projectId, [`profile.${key}`]: { $eq: value }, ...LIVE };
     const except = exceptUserId ? oid(exceptUserId) : null;
     if (except) filter._id = { $ne: except };
@@ -138,7 +146,9 @@ export class MongoUserRepository implements UserRepository {
     if (unset.length > 0) update.$unset = Object.fromEntries(unset.map((k) => [`profile.${k}`, '']));
     // No projection on findAndModify: FerretDB does not implement it (toUser picks the fields).
     const d = await this.locked(_id, () =>
-      this.coll.findOneAndUpdate({ _id, projectId, ...LIVE }, pushEvents(update, events), { returnDocument: 'after' }),
+      this.coll.findOneAndUpdate({ _id, projectId, ...LIVE }, pushEvents(update, events), {
+        returnDocument: 'after',
+      }),
     );
     if (d) this.written(_id, events);
     return d ? toUser(d) : null;
@@ -180,7 +190,10 @@ export class MongoUserRepository implements UserRepository {
         {
           _id,
           projectId,
-          $or: [{ [`${field}.createdAt`]: { $exists: false } }, { [`${field}.createdAt`]: { $lte: notIssuedAfter } }],
+          $or: [
+            { [`${field}.createdAt`]: { $exists: false } },
+            { [`${field}.createdAt`]: { $lte: notIssuedAfter } },
+          ],
         },
         pushEvents({ $set: { [field]: code } }, events),
       ),
@@ -189,7 +202,12 @@ export class MongoUserRepository implements UserRepository {
     return r.matchedCount === 1;
   }
 
-  async findByCodeToken(projectId: ProjectId, purpose: CodePurpose, tokenHash: string, now: Date): Promise<User | null> {
+  async findByCodeToken(
+    projectId: ProjectId,
+    purpose: CodePurpose,
+    tokenHash: string,
+    now: Date,
+  ): Promise<User | null> {
     const field = `codes.${purpose}`;
     const d = await this.coll.findOne(
       { projectId, [`${field}.tokenHash`]: tokenHash, [`${field}.expiresAt`]: { $gt: now } },
@@ -237,7 +255,9 @@ export class MongoUserRepository implements UserRepository {
     (update.$set as Document).emailLower = `deleted:${_id.toHexString()}`;
     (update.$set as Document).updatedAt = now;
     update.$unset = { codes: '', passwordHash: '' };
-    const r = await this.locked(_id, () => this.coll.updateOne({ _id, projectId, _purgeAfterRelay: { $exists: false } }, update));
+    const r = await this.locked(_id, () =>
+      this.coll.updateOne({ _id, projectId, _purgeAfterRelay: { $exists: false } }, update),
+    );
     if (r.matchedCount === 1) this.written(_id, events);
     return r.matchedCount === 1;
   }
@@ -259,7 +279,9 @@ export class MongoUserRepository implements UserRepository {
       if (ids.length === 0) continue;
       // One document at a time, each under its lock (see KeyedMutex).
       for (const { _id } of ids)
-        await this.locked(_id, () => this.coll.updateOne({ _id, [`${field}.expiresAt`]: { $lt: cutoff } }, { $unset: { [field]: '' } }));
+        await this.locked(_id, () =>
+          this.coll.updateOne({ _id, [`${field}.expiresAt`]: { $lt: cutoff } }, { $unset: { [field]: '' } }),
+        );
       done += ids.length;
     }
     return done;

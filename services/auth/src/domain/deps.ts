@@ -1,5 +1,11 @@
 import type { AccessTokenVerifier } from '@baas/common';
-import type { CodeClaims, PasswordHasher, SessionRepository, UserRepository, UsersSchemaRepository } from '../ports';
+import type {
+  CodeClaims,
+  PasswordHasher,
+  SessionRepository,
+  UserRepository,
+  UsersSchemaRepository,
+} from '../ports';
 import type { AuthKeys } from './crypto/secrets';
 import type { KeyStore } from './keys/key-store';
 

@@ -1,6 +1,13 @@
 import { Router } from 'express';
 import { z } from 'zod';
-import { errors, isProjectIdString, jsonBody, parseInput, requireAdmin, trustedProjectId } from '@baas/common';
+import {
+  errors,
+  isProjectIdString,
+  jsonBody,
+  parseInput,
+  requireAdmin,
+  trustedProjectId,
+} from '@baas/common';
 import type { ProjectDeps } from '../domain/projects/deps';
 import { projectNameSchema, settingsPatchSchema } from '../domain/projects/project';
 import { createProject } from '../domain/projects/create-project';
@@ -10,7 +17,9 @@ import { deleteProject } from '../domain/projects/delete-project';
 import { rotateKey } from '../domain/projects/rotate-key';
 
 const createSchema = z.object({ name: projectNameSchema, settings: settingsPatchSchema.optional() }).strict();
-const patchSchema = z.object({ name: projectNameSchema.optional(), settings: settingsPatchSchema.optional() }).strict();
+const patchSchema = z
+  .object({ name: projectNameSchema.optional(), settings: settingsPatchSchema.optional() })
+  .strict();
 const rotateSchema = z.object({ type: z.enum(['secret', 'publishable']) }).strict();
 
 function projectIdParam(raw: string | undefined) {

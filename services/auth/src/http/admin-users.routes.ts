@@ -1,5 +1,13 @@
 import { Router } from 'express';
-import { adminProjectContext, errors, isProjectIdString, jsonBody, parseInput, requireAdmin, trustedProjectId } from '@baas/common';
+import {
+  adminProjectContext,
+  errors,
+  isProjectIdString,
+  jsonBody,
+  parseInput,
+  requireAdmin,
+  trustedProjectId,
+} from '@baas/common';
 import type { AuthDeps } from '../domain/deps';
 import type { ProjectRepository } from '../ports';
 import { usersSchemaBody } from '../domain/users/users-schema';
@@ -22,7 +30,11 @@ export function adminUserRoutes(deps: AuthDeps, projects: ProjectRepository): Ro
   });
   r.get('/:projectId/users-schema', async (req, res) => {
     const ctx = adminProjectContext(req, req.params.projectId);
-    res.json({ success: true, data: { fields: (await deps.schemas.get(ctx.projectId)) ?? [] }, message: 'Users schema' });
+    res.json({
+      success: true,
+      data: { fields: (await deps.schemas.get(ctx.projectId)) ?? [] },
+      message: 'Users schema',
+    });
   });
   r.delete('/:projectId/users/:userId', async (req, res) => {
     requireAdmin(req);

@@ -17,7 +17,14 @@ import { resetPassword } from '../domain/codes/reset-password';
 import { authErrors } from '../domain/users/auth-errors';
 import { selfView, type User } from '../domain/users/user';
 import { clearRefreshCookie, isHeaderMode, presentedRefreshToken, setRefreshCookie } from './refresh-cookie';
-import { codeInputSchema, loginSchema, parseSignupBody, resetPasswordSchema, changePasswordSchema, emailOnlySchema } from './user-auth.schemas';
+import {
+  codeInputSchema,
+  loginSchema,
+  parseSignupBody,
+  resetPasswordSchema,
+  changePasswordSchema,
+  emailOnlySchema,
+} from './user-auth.schemas';
 
 interface LiveSettings {
   publicSignups: boolean;
@@ -26,7 +33,8 @@ interface LiveSettings {
 
 function bodyObject(req: Request): Record<string, unknown> {
   const b: unknown = req.body;
-  if (typeof b !== 'object' || b === null || Array.isArray(b)) throw errors.validation('Request body must be a JSON object');
+  if (typeof b !== 'object' || b === null || Array.isArray(b))
+    throw errors.validation('Request body must be a JSON object');
   return b as Record<string, unknown>;
 }
 
@@ -55,7 +63,13 @@ export function userAuthRoutes(deps: AuthDeps, projects: Pick<ProjectRepository,
   });
 
   /** Signup, login and refresh: the token pair, the refresh token by cookie or in the body. */
-  const sendTokens = (req: Request, res: Response, status: number, tokens: IssuedTokens, extra: Record<string, unknown>) => {
+  const sendTokens = (
+    req: Request,
+    res: Response,
+    status: number,
+    tokens: IssuedTokens,
+    extra: Record<string, unknown>,
+  ) => {
     const header = isHeaderMode(req);
     if (!header) setRefreshCookie(req, res, tokens.refreshToken, deps.policy.refreshTokenTtlSeconds);
     res.status(status).json({
@@ -67,7 +81,12 @@ export function userAuthRoutes(deps: AuthDeps, projects: Pick<ProjectRepository,
       ...(header ? { refreshToken: tokens.refreshToken } : {}),
     });
   };
-  const userBody = (user: User, message: string) => ({ success: true, message, data: selfView(user), user: selfView(user) });
+  const userBody = (user: User, message: string) => ({
+    success: true,
+    message,
+    data: selfView(user),
+    user: selfView(user),
+  });
 
   r.post('/signup', async (req, res) => {
     const ctx = tenantContext(req);
@@ -81,7 +100,12 @@ export function userAuthRoutes(deps: AuthDeps, projects: Pick<ProjectRepository,
     });
     const view = selfView(out.user);
     if (!out.tokens) {
-      res.status(201).json({ success: true, message: 'User registered; verify the email address to log in', user: view, emailVerificationRequired: true });
+      res.status(201).json({
+        success: true,
+        message: 'User registered; verify the email address to log in',
+        user: view,
+        emailVerificationRequired: true,
+      });
       return;
     }
     sendTokens(req, res, 201, out.tokens, { message: 'User registered', user: view });
@@ -90,7 +114,11 @@ export function userAuthRoutes(deps: AuthDeps, projects: Pick<ProjectRepository,
   r.post('/login', async (req, res) => {
     const ctx = tenantContext(req);
     const input = parseInput(loginSchema, bodyObject(req));
-    const out = await login(deps, { projectId: ctx.projectId, requireEmailVerification: settingsOf(res).requireEmailVerification, ...input });
+    const out = await login(deps, {
+      projectId: ctx.projectId,
+      requireEmailVerification: settingsOf(res).requireEmailVerification,
+      ...input,
+    });
     sendTokens(req, res, 200, out.tokens, { message: 'Logged in', user: selfView(out.user) });
   });
 

@@ -25,14 +25,22 @@ describe('signing keys and JWKS', () => {
 
   it('rotation keeps old tokens valid and signs new ones with the new key', async () => {
     const p = await h.project();
-    const s = await h.call('POST', '/api/userAuth/signup', { projectId: p, body: { email: 'rot@x.io', password: 'password-123' } });
+    const s = await h.call('POST', '/api/userAuth/signup', {
+      projectId: p,
+      body: { email: 'rot@x.io', password: 'password-123' },
+    });
     const oldKid = decodeProtectedHeader(s.body.accessToken).kid;
     const newKid = await h.wiring.deps.keys.rotate();
     expect(newKid).not.toBe(oldKid);
     const jwks = await h.call('GET', '/.well-known/jwks.json', { noAssertion: true });
     expect(jwks.body.keys.map((k: { kid: string }) => k.kid).sort()).toEqual([oldKid, newKid].sort());
-    expect((await h.call('GET', '/api/userAuth/me', { projectId: p, token: s.body.accessToken })).status).toBe(200);
-    const l = await h.call('POST', '/api/userAuth/login', { projectId: p, body: { email: 'rot@x.io', password: 'password-123' } });
+    expect(
+      (await h.call('GET', '/api/userAuth/me', { projectId: p, token: s.body.accessToken })).status,
+    ).toBe(200);
+    const l = await h.call('POST', '/api/userAuth/login', {
+      projectId: p,
+      body: { email: 'rot@x.io', password: 'password-123' },
+    });
     expect(decodeProtectedHeader(l.body.accessToken).kid).toBe(newKid);
     // Retiring after the token lifetime stops publishing the old key.
     h.advance(h.config.ACCESS_TOKEN_TTL_SECONDS + 600);
@@ -44,17 +52,26 @@ describe('signing keys and JWKS', () => {
 
   it('refuses the user API for a deleted project at once, whatever the gateway still caches', async () => {
     const p = await h.project();
-    const s = await h.call('POST', '/api/userAuth/signup', { projectId: p, body: { email: 'gone@x.io', password: 'password-123' } });
+    const s = await h.call('POST', '/api/userAuth/signup', {
+      projectId: p,
+      body: { email: 'gone@x.io', password: 'password-123' },
+    });
     expect(s.status).toBe(201);
     const { MongoProjectRepository } = await import('../../src/adapters/mongo-project-repository');
     await new MongoProjectRepository(h.db).markDeleted(p, []);
-    const r = await h.call('POST', '/api/userAuth/login', { projectId: p, body: { email: 'gone@x.io', password: 'password-123' } });
+    const r = await h.call('POST', '/api/userAuth/login', {
+      projectId: p,
+      body: { email: 'gone@x.io', password: 'password-123' },
+    });
     expect(r.status).toBe(401);
     expect(r.body.code).toBe('INVALID_API_KEY');
   });
 
   it('refuses the user API without a gateway assertion', async () => {
-    const r = await h.call('POST', '/api/userAuth/login', { noAssertion: true, body: { email: 'a@b.co', password: 'x' } });
+    const r = await h.call('POST', '/api/userAuth/login', {
+      noAssertion: true,
+      body: { email: 'a@b.co', password: 'x' },
+    });
     expect(r.status).toBe(401);
   });
 });
@@ -67,12 +84,18 @@ describe('signup, login, me', () => {
       body: { email: 'Alice@Example.com', password: 'correct horse', username: 'alice' },
     });
     expect(r.status).toBe(201);
-    expect(r.body).toMatchObject({ success: true, expiresIn: 900, user: { email: 'Alice@Example.com', emailVerified: false, username: 'alice' } });
+    expect(r.body).toMatchObject({
+      success: true,
+      expiresIn: 900,
+      user: { email: 'Alice@Example.com', emailVerified: false, username: 'alice' },
+    });
     expect(r.body.token).toBe(r.body.accessToken);
     expect(r.body.user.password).toBeUndefined();
     expect(r.body.user._id).toMatch(/^[a-f0-9]{24}$/);
     expect(r.body.refreshToken).toBeUndefined();
-    const jwks = createLocalJWKSet((await h.call('GET', '/.well-known/jwks.json', { noAssertion: true })).body);
+    const jwks = createLocalJWKSet(
+      (await h.call('GET', '/.well-known/jwks.json', { noAssertion: true })).body,
+    );
     const { payload, protectedHeader } = await jwtVerify(r.body.accessToken, jwks, {
       algorithms: ['EdDSA'],
       issuer: 'baas-auth',
@@ -96,14 +119,26 @@ describe('signup, login, me', () => {
 
   it('login and me work; unknown email and wrong password get the identical 401', async () => {
     const p = await h.project();
-    await h.call('POST', '/api/userAuth/signup', { projectId: p, body: { email: 'bob@x.io', password: 'password-1' } });
-    const ok = await h.call('POST', '/api/userAuth/login', { projectId: p, body: { email: 'BOB@x.io', password: 'password-1' } });
+    await h.call('POST', '/api/userAuth/signup', {
+      projectId: p,
+      body: { email: 'bob@x.io', password: 'password-1' },
+    });
+    const ok = await h.call('POST', '/api/userAuth/login', {
+      projectId: p,
+      body: { email: 'BOB@x.io', password: 'password-1' },
+    });
     expect(ok.status).toBe(200);
     const me = await h.call('GET', '/api/userAuth/me', { projectId: p, token: ok.body.accessToken });
     expect(me.status).toBe(200);
     expect(me.body.user.email).toBe('bob@x.io');
-    const wrong = await h.call('POST', '/api/userAuth/login', { projectId: p, body: { email: 'bob@x.io', password: 'password-2' } });
-    const unknown = await h.call('POST', '/api/userAuth/login', { projectId: p, body: { email: 'nobody@x.io', password: 'password-2' } });
+    const wrong = await h.call('POST', '/api/userAuth/login', {
+      projectId: p,
+      body: { email: 'bob@x.io', password: 'password-2' },
+    });
+    const unknown = await h.call('POST', '/api/userAuth/login', {
+      projectId: p,
+      body: { email: 'nobody@x.io', password: 'password-2' },
+    });
     expect(wrong.status).toBe(401);
     expect(unknown.status).toBe(401);
     const strip = (b: Record<string, unknown>) => ({ ...b, requestId: undefined });
@@ -114,12 +149,23 @@ describe('signup, login, me', () => {
   it('is isolated per project: the same email signs up in two projects, tokens do not cross', async () => {
     const p1 = await h.project();
     const p2 = await h.project();
-    const a = await h.call('POST', '/api/userAuth/signup', { projectId: p1, body: { email: 'same@x.io', password: 'password-1' } });
-    const b = await h.call('POST', '/api/userAuth/signup', { projectId: p2, body: { email: 'same@x.io', password: 'password-1' } });
+    const a = await h.call('POST', '/api/userAuth/signup', {
+      projectId: p1,
+      body: { email: 'same@x.io', password: 'password-1' },
+    });
+    const b = await h.call('POST', '/api/userAuth/signup', {
+      projectId: p2,
+      body: { email: 'same@x.io', password: 'password-1' },
+    });
     expect(a.status).toBe(201);
     expect(b.status).toBe(201);
-    expect((await h.call('GET', '/api/userAuth/me', { projectId: p2, token: a.body.accessToken })).status).toBe(401);
-    const dup = await h.call('POST', '/api/userAuth/signup', { projectId: p1, body: { email: 'SAME@x.io', password: 'password-1' } });
+    expect(
+      (await h.call('GET', '/api/userAuth/me', { projectId: p2, token: a.body.accessToken })).status,
+    ).toBe(401);
+    const dup = await h.call('POST', '/api/userAuth/signup', {
+      projectId: p1,
+      body: { email: 'SAME@x.io', password: 'password-1' },
+    });
     expect(dup.status).toBe(400);
     expect(dup.body.code).toBe('DUPLICATE_VALUE');
   });

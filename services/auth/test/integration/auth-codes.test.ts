@@ -16,12 +16,22 @@ async function signup(p: ProjectId, email = `u${Math.random().toString(36).slice
     body: { email, password: 'password-1' },
   });
   expect(r.status).toBe(201);
-  return { email, userId: r.body.user._id as string, access: r.body.accessToken as string, refresh: r.body.refreshToken as string };
+  return {
+    email,
+    userId: r.body.user._id as string,
+    access: r.body.accessToken as string,
+    refresh: r.body.refreshToken as string,
+  };
 }
 
-async function lastEvent(type: string, userId: string): Promise<EventEnvelope<'auth.verification_requested'>> {
+async function lastEvent(
+  type: string,
+  userId: string,
+): Promise<EventEnvelope<'auth.verification_requested'>> {
   await h.relay.flush();
-  const found = h.published.filter((e) => e.type === type && (e.data as { userId?: string }).userId === userId).pop();
+  const found = h.published
+    .filter((e) => e.type === type && (e.data as { userId?: string }).userId === userId)
+    .pop();
   if (!found) throw new Error(`no ${type} for ${userId}`);
   return found as EventEnvelope<'auth.verification_requested'>;
 }
@@ -39,11 +49,17 @@ describe('email verification', () => {
     const stored = JSON.stringify(await h.db.collection('users').findOne({ projectId: p }));
     expect(stored).not.toContain(e.data.code);
     expect(stored).not.toContain(`"${e.data.otp}"`);
-    const ok = await h.call('POST', '/api/userAuth/verify-email', { projectId: p, body: { token: e.data.code } });
+    const ok = await h.call('POST', '/api/userAuth/verify-email', {
+      projectId: p,
+      body: { token: e.data.code },
+    });
     expect(ok.status).toBe(200);
     const me = await h.call('GET', '/api/userAuth/me', { projectId: p, token: u.access });
     expect(me.body.user.emailVerified).toBe(true);
-    const again = await h.call('POST', '/api/userAuth/verify-email', { projectId: p, body: { token: e.data.code } });
+    const again = await h.call('POST', '/api/userAuth/verify-email', {
+      projectId: p,
+      body: { token: e.data.code },
+    });
     expect(again.status).toBe(400);
     expect(again.body.code).toBe('INVALID_CODE');
   });
@@ -53,20 +69,39 @@ describe('email verification', () => {
     const u = await signup(p);
     const e = await lastEvent('auth.verification_requested', u.userId);
     for (let i = 0; i < 4; i++) {
-      const r = await h.call('POST', '/api/userAuth/verify-email', { projectId: p, body: { email: u.email, otp: wrongOtp(e.data.otp!) } });
+      const r = await h.call('POST', '/api/userAuth/verify-email', {
+        projectId: p,
+        body: { email: u.email, otp: wrongOtp(e.data.otp!) },
+      });
       expect(r.status).toBe(400);
     }
     // 4 wrong so far: the right code on the 5th try still works.
-    expect((await h.call('POST', '/api/userAuth/verify-email', { projectId: p, body: { email: u.email, otp: e.data.otp } })).status).toBe(200);
+    expect(
+      (
+        await h.call('POST', '/api/userAuth/verify-email', {
+          projectId: p,
+          body: { email: u.email, otp: e.data.otp },
+        })
+      ).status,
+    ).toBe(200);
 
     const v = await signup(p);
     const f = await lastEvent('auth.verification_requested', v.userId);
     for (let i = 0; i < 5; i++)
-      await h.call('POST', '/api/userAuth/verify-email', { projectId: p, body: { email: v.email, otp: wrongOtp(f.data.otp!) } });
-    const late = await h.call('POST', '/api/userAuth/verify-email', { projectId: p, body: { email: v.email, otp: f.data.otp } });
+      await h.call('POST', '/api/userAuth/verify-email', {
+        projectId: p,
+        body: { email: v.email, otp: wrongOtp(f.data.otp!) },
+      });
+    const late = await h.call('POST', '/api/userAuth/verify-email', {
+      projectId: p,
+      body: { email: v.email, otp: f.data.otp },
+    });
     expect(late.status).toBe(400);
     // Burned for the link form too.
-    expect((await h.call('POST', '/api/userAuth/verify-email', { projectId: p, body: { token: f.data.code } })).status).toBe(400);
+    expect(
+      (await h.call('POST', '/api/userAuth/verify-email', { projectId: p, body: { token: f.data.code } }))
+        .status,
+    ).toBe(400);
   });
 
   it('parallel wrong guesses cannot exceed the attempt limit', async () => {
@@ -75,11 +110,21 @@ describe('email verification', () => {
     const e = await lastEvent('auth.verification_requested', u.userId);
     await Promise.all(
       Array.from({ length: 12 }, () =>
-        h.call('POST', '/api/userAuth/verify-email', { projectId: p, body: { email: u.email, otp: wrongOtp(e.data.otp!) } }),
+        h.call('POST', '/api/userAuth/verify-email', {
+          projectId: p,
+          body: { email: u.email, otp: wrongOtp(e.data.otp!) },
+        }),
       ),
     );
     expect(await h.db.collection('code_claims').countDocuments({ projectId: p })).toBe(5);
-    expect((await h.call('POST', '/api/userAuth/verify-email', { projectId: p, body: { email: u.email, otp: e.data.otp } })).status).toBe(400);
+    expect(
+      (
+        await h.call('POST', '/api/userAuth/verify-email', {
+          projectId: p,
+          body: { email: u.email, otp: e.data.otp },
+        })
+      ).status,
+    ).toBe(400);
   });
 
   it('expires after 24 h', async () => {
@@ -88,11 +133,17 @@ describe('email verification', () => {
     const e = await lastEvent('auth.verification_requested', u.userId);
     h.advance(24 * 3600 + 1);
     try {
-      expect((await h.call('POST', '/api/userAuth/verify-email', { projectId: p, body: { token: e.data.code } })).status).toBe(400);
+      expect(
+        (await h.call('POST', '/api/userAuth/verify-email', { projectId: p, body: { token: e.data.code } }))
+          .status,
+      ).toBe(400);
     } finally {
       h.advance(-(24 * 3600 + 1));
     }
-    expect((await h.call('POST', '/api/userAuth/verify-email', { projectId: p, body: { token: e.data.code } })).status).toBe(200);
+    expect(
+      (await h.call('POST', '/api/userAuth/verify-email', { projectId: p, body: { token: e.data.code } }))
+        .status,
+    ).toBe(200);
   });
 
   it('a code is bound to its project and purpose', async () => {
@@ -100,10 +151,19 @@ describe('email verification', () => {
     const p2 = await h.project();
     const u = await signup(p1);
     const e = await lastEvent('auth.verification_requested', u.userId);
-    expect((await h.call('POST', '/api/userAuth/verify-email', { projectId: p2, body: { token: e.data.code } })).status).toBe(400);
-    const asReset = await h.call('POST', '/api/userAuth/reset-password', { projectId: p1, body: { token: e.data.code, newPassword: 'password-9' } });
+    expect(
+      (await h.call('POST', '/api/userAuth/verify-email', { projectId: p2, body: { token: e.data.code } }))
+        .status,
+    ).toBe(400);
+    const asReset = await h.call('POST', '/api/userAuth/reset-password', {
+      projectId: p1,
+      body: { token: e.data.code, newPassword: 'password-9' },
+    });
     expect(asReset.status).toBe(400);
-    expect((await h.call('POST', '/api/userAuth/verify-email', { projectId: p1, body: { token: e.data.code } })).status).toBe(200);
+    expect(
+      (await h.call('POST', '/api/userAuth/verify-email', { projectId: p1, body: { token: e.data.code } }))
+        .status,
+    ).toBe(200);
   });
 });
 
@@ -111,8 +171,14 @@ describe('password reset', () => {
   it('request-password-reset answers 200 alike for known and unknown emails; only known ones publish', async () => {
     const p = await h.project();
     const u = await signup(p);
-    const known = await h.call('POST', '/api/userAuth/request-password-reset', { projectId: p, body: { email: u.email } });
-    const unknown = await h.call('POST', '/api/userAuth/request-password-reset', { projectId: p, body: { email: 'nobody@x.io' } });
+    const known = await h.call('POST', '/api/userAuth/request-password-reset', {
+      projectId: p,
+      body: { email: u.email },
+    });
+    const unknown = await h.call('POST', '/api/userAuth/request-password-reset', {
+      projectId: p,
+      body: { email: 'nobody@x.io' },
+    });
     expect(known.status).toBe(200);
     expect(unknown.status).toBe(200);
     expect({ ...known.body }).toEqual({ ...unknown.body });
@@ -127,16 +193,35 @@ describe('password reset', () => {
     await h.call('POST', '/api/userAuth/request-password-reset', { projectId: p, body: { email: u.email } });
     const e = await lastEvent('auth.password_reset_requested', u.userId);
     expect(Date.parse(e.data.expiresAt) - Date.now()).toBeLessThanOrEqual(30 * 60 * 1000 + 1000);
-    const weak = await h.call('POST', '/api/userAuth/reset-password', { projectId: p, body: { token: e.data.code, newPassword: 'short' } });
+    const weak = await h.call('POST', '/api/userAuth/reset-password', {
+      projectId: p,
+      body: { token: e.data.code, newPassword: 'short' },
+    });
     expect(weak.status).toBe(400);
-    const ok = await h.call('POST', '/api/userAuth/reset-password', { projectId: p, body: { token: e.data.code, newPassword: 'new-password-1' } });
+    const ok = await h.call('POST', '/api/userAuth/reset-password', {
+      projectId: p,
+      body: { token: e.data.code, newPassword: 'new-password-1' },
+    });
     expect(ok.status).toBe(200);
-    const again = await h.call('POST', '/api/userAuth/reset-password', { projectId: p, body: { token: e.data.code, newPassword: 'new-password-2' } });
+    const again = await h.call('POST', '/api/userAuth/reset-password', {
+      projectId: p,
+      body: { token: e.data.code, newPassword: 'new-password-2' },
+    });
     expect(again.status).toBe(400);
-    const refresh = await h.call('POST', '/api/userAuth/refresh-token', { projectId: p, headers: { 'x-refresh-token': u.refresh, 'x-refresh-token-mode': 'header' } });
+    const refresh = await h.call('POST', '/api/userAuth/refresh-token', {
+      projectId: p,
+      headers: { 'x-refresh-token': u.refresh, 'x-refresh-token-mode': 'header' },
+    });
     expect(refresh.status).toBe(401);
     expect((await h.call('GET', '/api/userAuth/me', { projectId: p, token: u.access })).status).toBe(401);
-    expect((await h.call('POST', '/api/userAuth/login', { projectId: p, body: { email: u.email, password: 'new-password-1' } })).status).toBe(200);
+    expect(
+      (
+        await h.call('POST', '/api/userAuth/login', {
+          projectId: p,
+          body: { email: u.email, password: 'new-password-1' },
+        })
+      ).status,
+    ).toBe(200);
 
     await h.call('POST', '/api/userAuth/request-password-reset', { projectId: p, body: { email: u.email } });
     const f = await lastEvent('auth.password_reset_requested', u.userId);
@@ -150,7 +235,10 @@ describe('password reset', () => {
     } finally {
       h.advance(-(30 * 60 + 1));
     }
-    const viaOtp = await h.call('POST', '/api/userAuth/reset-password', { projectId: p, body: { email: u.email, otp: f.data.otp, newPassword: 'new-password-3' } });
+    const viaOtp = await h.call('POST', '/api/userAuth/reset-password', {
+      projectId: p,
+      body: { email: u.email, otp: f.data.otp, newPassword: 'new-password-3' },
+    });
     expect(viaOtp.status).toBe(200);
   });
 
@@ -161,7 +249,10 @@ describe('password reset', () => {
     const e = await lastEvent('auth.password_reset_requested', u.userId);
     const results = await Promise.all(
       ['pw-one-111', 'pw-two-222', 'pw-three-333', 'pw-four-444'].map((pw) =>
-        h.call('POST', '/api/userAuth/reset-password', { projectId: p, body: { token: e.data.code, newPassword: pw } }),
+        h.call('POST', '/api/userAuth/reset-password', {
+          projectId: p,
+          body: { token: e.data.code, newPassword: pw },
+        }),
       ),
     );
     expect(results.map((r) => r.status).sort()).toEqual([200, 400, 400, 400]);
@@ -173,7 +264,10 @@ describe('password reset', () => {
     const b = await signup(p);
     await h.call('POST', '/api/userAuth/request-password-reset', { projectId: p, body: { email: a.email } });
     const e = await lastEvent('auth.password_reset_requested', a.userId);
-    const r = await h.call('POST', '/api/userAuth/reset-password', { projectId: p, body: { email: b.email, otp: e.data.otp, newPassword: 'password-x1' } });
+    const r = await h.call('POST', '/api/userAuth/reset-password', {
+      projectId: p,
+      body: { email: b.email, otp: e.data.otp, newPassword: 'password-x1' },
+    });
     expect(r.status).toBe(400);
   });
 });
@@ -190,7 +284,10 @@ describe('project deletion', () => {
     expect(await h.db.collection('users').countDocuments({ projectId: p1 })).toBe(0);
     expect(await h.db.collection('refresh_tokens').countDocuments({ projectId: p1 })).toBe(0);
     expect(await h.db.collection('users').countDocuments({ projectId: p2 })).toBe(1);
-    const r = await h.call('POST', '/api/userAuth/refresh-token', { projectId: p1, headers: { 'x-refresh-token': a.refresh } });
+    const r = await h.call('POST', '/api/userAuth/refresh-token', {
+      projectId: p1,
+      headers: { 'x-refresh-token': a.refresh },
+    });
     expect(r.status).toBe(401);
   });
 });

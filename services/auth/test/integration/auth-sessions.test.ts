@@ -13,13 +13,25 @@ afterAll(async () => {
 const HDR = { 'x-refresh-token-mode': 'header' };
 
 async function signup(p: ProjectId, email = `u${Math.random().toString(36).slice(2)}@x.io`) {
-  const r = await h.call('POST', '/api/userAuth/signup', { projectId: p, headers: HDR, body: { email, password: 'password-1' } });
+  const r = await h.call('POST', '/api/userAuth/signup', {
+    projectId: p,
+    headers: HDR,
+    body: { email, password: 'password-1' },
+  });
   expect(r.status).toBe(201);
-  return { email, access: r.body.accessToken as string, refresh: r.body.refreshToken as string, userId: r.body.user._id as string };
+  return {
+    email,
+    access: r.body.accessToken as string,
+    refresh: r.body.refreshToken as string,
+    userId: r.body.user._id as string,
+  };
 }
 
 const refresh = (p: ProjectId, token: string) =>
-  h.call('POST', '/api/userAuth/refresh-token', { projectId: p, headers: { ...HDR, 'x-refresh-token': token } });
+  h.call('POST', '/api/userAuth/refresh-token', {
+    projectId: p,
+    headers: { ...HDR, 'x-refresh-token': token },
+  });
 
 describe('refresh rotation', () => {
   it('rotates on every use and stores only hashes with their family', async () => {
@@ -62,7 +74,9 @@ describe('refresh rotation', () => {
       const child = await refresh(p, a.body.refreshToken);
       expect(child.status).toBe(401);
       // And the family's access tokens no longer pass the auth service's own endpoints.
-      expect((await h.call('GET', '/api/userAuth/me', { projectId: p, token: a.body.accessToken })).status).toBe(401);
+      expect(
+        (await h.call('GET', '/api/userAuth/me', { projectId: p, token: a.body.accessToken })).status,
+      ).toBe(401);
     } finally {
       h.advance(-(h.config.REFRESH_REUSE_GRACE_SECONDS + 1));
     }
@@ -127,16 +141,29 @@ describe('refresh rotation', () => {
     const cookie = refreshCookie(s.headers)!;
     expect(s.body.refreshToken).toBeUndefined();
     expect(s.headers.getSetCookie()[0]).toMatch(/; Secure/);
-    const r = await h.call('POST', '/api/userAuth/refresh-token', { projectId: p, headers: { cookie: `refreshToken=${cookie}` } });
+    const r = await h.call('POST', '/api/userAuth/refresh-token', {
+      projectId: p,
+      headers: { cookie: `refreshToken=${cookie}` },
+    });
     expect(r.status).toBe(200);
     expect(r.body.refreshToken).toBeUndefined();
     const next = refreshCookie(r.headers)!;
     expect(next).toMatch(/^rt_/);
     expect(next).not.toBe(cookie);
-    const out = await h.call('POST', '/api/userAuth/logout', { projectId: p, headers: { cookie: `refreshToken=${next}` } });
+    const out = await h.call('POST', '/api/userAuth/logout', {
+      projectId: p,
+      headers: { cookie: `refreshToken=${next}` },
+    });
     expect(out.status).toBe(200);
     expect(out.headers.getSetCookie()[0]).toMatch(/^refreshToken=; Max-Age=0/);
-    expect((await h.call('POST', '/api/userAuth/refresh-token', { projectId: p, headers: { cookie: `refreshToken=${next}` } })).status).toBe(401);
+    expect(
+      (
+        await h.call('POST', '/api/userAuth/refresh-token', {
+          projectId: p,
+          headers: { cookie: `refreshToken=${next}` },
+        })
+      ).status,
+    ).toBe(401);
   });
 });
 
@@ -144,8 +171,15 @@ describe('ending sessions', () => {
   it('logout with x-refresh-token revokes that family only', async () => {
     const p = await h.project();
     const u = await signup(p);
-    const other = await h.call('POST', '/api/userAuth/login', { projectId: p, headers: HDR, body: { email: u.email, password: 'password-1' } });
-    const out = await h.call('POST', '/api/userAuth/logout', { projectId: p, headers: { 'x-refresh-token': u.refresh } });
+    const other = await h.call('POST', '/api/userAuth/login', {
+      projectId: p,
+      headers: HDR,
+      body: { email: u.email, password: 'password-1' },
+    });
+    const out = await h.call('POST', '/api/userAuth/logout', {
+      projectId: p,
+      headers: { 'x-refresh-token': u.refresh },
+    });
     expect(out.status).toBe(200);
     expect((await refresh(p, u.refresh)).status).toBe(401);
     expect((await h.call('GET', '/api/userAuth/me', { projectId: p, token: u.access })).status).toBe(401);
@@ -155,7 +189,11 @@ describe('ending sessions', () => {
   it('change-password revokes the other sessions and keeps the caller’s', async () => {
     const p = await h.project();
     const u = await signup(p);
-    const other = await h.call('POST', '/api/userAuth/login', { projectId: p, headers: HDR, body: { email: u.email, password: 'password-1' } });
+    const other = await h.call('POST', '/api/userAuth/login', {
+      projectId: p,
+      headers: HDR,
+      body: { email: u.email, password: 'password-1' },
+    });
     const bad = await h.call('PUT', '/api/userAuth/change-password', {
       projectId: p,
       token: u.access,
@@ -172,7 +210,8 @@ describe('ending sessions', () => {
     expect((await refresh(p, other.body.refreshToken)).status).toBe(401);
     expect((await refresh(p, u.refresh)).status).toBe(200);
     expect((await h.call('GET', '/api/userAuth/me', { projectId: p, token: u.access })).status).toBe(200);
-    const login = (pw: string) => h.call('POST', '/api/userAuth/login', { projectId: p, body: { email: u.email, password: pw } });
+    const login = (pw: string) =>
+      h.call('POST', '/api/userAuth/login', { projectId: p, body: { email: u.email, password: pw } });
     expect((await login('password-1')).status).toBe(401);
     expect((await login('password-2')).status).toBe(200);
   });
@@ -188,7 +227,9 @@ describe('ending sessions', () => {
     const deleted = h.published.filter((e) => e.type === 'user.deleted' && e.projectId === p);
     expect(new Set(deleted.map((e) => e.id)).size).toBe(1);
     expect(deleted[0]?.data).toEqual({ userId: u.userId });
-    await eventually(async () => expect(await h.db.collection('users').countDocuments({ projectId: p })).toBe(0));
+    await eventually(async () =>
+      expect(await h.db.collection('users').countDocuments({ projectId: p })).toBe(0),
+    );
     expect((await refresh(p, u.refresh)).status).toBe(401);
     expect((await h.call('GET', '/api/userAuth/me', { projectId: p, token: u.access })).status).toBe(401);
   });
@@ -200,7 +241,12 @@ describe('janitor purge', () => {
     for (let i = 0; i < 3; i++) await signup(p);
     const { purgeExpired } = await import('../../src/domain/maintenance/purge-expired');
     const later = new Date(Date.now() + (h.config.REFRESH_FAMILY_MAX_SECONDS + 10) * 1000);
-    const deps = { users: h.wiring.users, sessions: h.wiring.sessions, claims: h.wiring.claims, clock: () => later };
+    const deps = {
+      users: h.wiring.users,
+      sessions: h.wiring.sessions,
+      claims: h.wiring.claims,
+      clock: () => later,
+    };
     const first = await purgeExpired(deps, { olderThan: later.toISOString(), batchSize: 2 });
     expect(first).toEqual({ ok: true, processed: 2, more: true });
     // Other tests' data in this database expires too: loop as the janitor does until no more.
@@ -210,7 +256,11 @@ describe('janitor purge', () => {
     }
     expect(await h.db.collection('refresh_tokens').countDocuments({ projectId: p })).toBe(0);
     expect(await h.db.collection('session_families').countDocuments({ projectId: p })).toBe(0);
-    expect(await h.db.collection('users').countDocuments({ projectId: p, 'codes.verify_email': { $exists: true } })).toBe(0);
+    expect(
+      await h.db
+        .collection('users')
+        .countDocuments({ projectId: p, 'codes.verify_email': { $exists: true } }),
+    ).toBe(0);
     expect(await h.db.collection('users').countDocuments({ projectId: p })).toBe(3);
   });
 
@@ -219,7 +269,15 @@ describe('janitor purge', () => {
     const u = await signup(p);
     const { purgeExpired } = await import('../../src/domain/maintenance/purge-expired');
     const future = new Date(Date.now() + 365 * 24 * 3600 * 1000).toISOString();
-    await purgeExpired({ users: h.wiring.users, sessions: h.wiring.sessions, claims: h.wiring.claims, clock: () => new Date() }, { olderThan: future, batchSize: 1000 });
+    await purgeExpired(
+      {
+        users: h.wiring.users,
+        sessions: h.wiring.sessions,
+        claims: h.wiring.claims,
+        clock: () => new Date(),
+      },
+      { olderThan: future, batchSize: 1000 },
+    );
     expect((await refresh(p, u.refresh)).status).toBe(200);
   });
 });

@@ -33,7 +33,11 @@ export interface Harness {
   advance(seconds: number): void;
   /** A live project in the auth database (the user API refuses unknown or deleted ones). */
   project(settings?: Partial<ProjectSettingsClaim>): Promise<ProjectId>;
-  call(method: string, path: string, opts?: CallOpts): Promise<{ status: number; body: any; headers: Headers }>;
+  call(
+    method: string,
+    path: string,
+    opts?: CallOpts,
+  ): Promise<{ status: number; body: any; headers: Headers }>;
   close(): Promise<void>;
 }
 
@@ -72,15 +76,31 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
   const published: EventEnvelope[] = [];
   const publisher: EventPublisher = { publish: async (e) => void published.push(e) };
   const relayRef: { current?: OutboxRelay } = {};
-  const wiring = await wireAuth(db, config, logger, (coll, id) => void relayRef.current?.relayOne(coll, id), clock);
-  const relay = new OutboxRelay({ collections: () => wiring.outboxCollections, publisher, logger, intervalMs: 60_000 });
+  const wiring = await wireAuth(
+    db,
+    config,
+    logger,
+    (coll, id) => void relayRef.current?.relayOne(coll, id),
+    clock,
+  );
+  const relay = new OutboxRelay({
+    collections: () => wiring.outboxCollections,
+    publisher,
+    logger,
+    intervalMs: 60_000,
+  });
   relayRef.current = relay;
   const projects = new MongoProjectRepository(db);
   const svc = createApp({
     logger,
     assertionSecret: SECRET,
     readiness: [],
-    projects: { projects, invalidator: { projectChanged: () => undefined }, ids: objectIdGenerator, defaults: { storageBytes: 1, documents: 1, mailMonthly: 1 } },
+    projects: {
+      projects,
+      invalidator: { projectChanged: () => undefined },
+      ids: objectIdGenerator,
+      defaults: { storageBytes: 1, documents: 1, mailMonthly: 1 },
+    },
     auth: wiring.deps,
   });
   const server = http.createServer(svc.app);
@@ -104,15 +124,34 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
       settingsOf.set(id, settings);
       const now = new Date();
       const key = () => ({ hash: randomBytes(32).toString('hex'), prefix: 'pk_live_test', createdAt: now });
-      const stored = { ...(settings.publicSignups !== undefined ? { publicSignups: settings.publicSignups } : {}), ...(settings.requireEmailVerification !== undefined ? { requireEmailVerification: settings.requireEmailVerification } : {}) };
-      await projects.insert({ id, name: 'it', settings: stored, keys: { publishable: key(), secret: key() }, createdAt: now, updatedAt: now }, []);
+      const stored = {
+        ...(settings.publicSignups !== undefined ? { publicSignups: settings.publicSignups } : {}),
+        ...(settings.requireEmailVerification !== undefined
+          ? { requireEmailVerification: settings.requireEmailVerification }
+          : {}),
+      };
+      await projects.insert(
+        {
+          id,
+          name: 'it',
+          settings: stored,
+          keys: { publishable: key(), secret: key() },
+          createdAt: now,
+          updatedAt: now,
+        },
+        [],
+      );
       return id;
     },
     async call(method, path, opts = {}) {
       const headers: Record<string, string> = { ...opts.headers };
       if (!opts.noAssertion) {
         const projectId = opts.projectId;
-        const settings = { ...DEFAULT_SETTINGS, ...(projectId ? settingsOf.get(projectId) : {}), ...opts.settings };
+        const settings = {
+          ...DEFAULT_SETTINGS,
+          ...(projectId ? settingsOf.get(projectId) : {}),
+          ...opts.settings,
+        };
         headers['x-gateway-assertion'] = await signAssertion(key, 'auth', {
           requestId: `it-${Math.random().toString(36).slice(2)}`,
           admin: opts.admin ?? false,

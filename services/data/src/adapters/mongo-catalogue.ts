@@ -67,15 +67,28 @@ export class MongoCollectionCatalogue implements CollectionCatalogue {
   }
 
   async list(projectId: ProjectId): Promise<CollectionDef[]> {
-    const docs = await this.coll.find({ projectId, ...LIVE }, { projection: HIDE_OUTBOX }).sort({ name: 1 }).toArray();
+    const docs = await this.coll
+      .find({ projectId, ...LIVE }, { projection: HIDE_OUTBOX })
+      .sort({ name: 1 })
+      .toArray();
     return docs.map(toDef);
   }
 
   async save(def: CollectionDef, events: EventEnvelope[]): Promise<boolean> {
     const key = this.key(def.projectId, def.name);
     this.cache.delete(key);
-    const fields = { projectId: def.projectId, name: def.name, schema: def.schema, rls: def.rls, createdAt: def.createdAt, updatedAt: def.updatedAt };
-    const r = await this.coll.updateOne({ _id: key, ...LIVE }, { $set: fields, $push: { _outbox: { $each: events } } });
+    const fields = {
+      projectId: def.projectId,
+      name: def.name,
+      schema: def.schema,
+      rls: def.rls,
+      createdAt: def.createdAt,
+      updatedAt: def.updatedAt,
+    };
+    const r = await this.coll.updateOne(
+      { _id: key, ...LIVE },
+      { $set: fields, $push: { _outbox: { $each: events } } },
+    );
     if (r.matchedCount === 1) return false;
     // A leftover entry awaiting purge after a delete is replaced by the new registration.
     await this.coll.deleteOne({ _id: key, [PURGE_FIELD]: true });
@@ -84,7 +97,10 @@ export class MongoCollectionCatalogue implements CollectionCatalogue {
     } catch (e) {
       // A concurrent registration of the same name won: this one becomes a replace.
       if (!isDuplicateKeyError(e)) throw e;
-      await this.coll.updateOne({ _id: key, ...LIVE }, { $set: fields, $push: { _outbox: { $each: events } } });
+      await this.coll.updateOne(
+        { _id: key, ...LIVE },
+        { $set: fields, $push: { _outbox: { $each: events } } },
+      );
       this.cache.delete(key);
       return false;
     }

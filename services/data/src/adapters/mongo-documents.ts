@@ -10,7 +10,14 @@ import {
   type EventEnvelope,
   type ProjectId,
 } from '@baas/common';
-import type { DocumentCollection, DocumentStore, Filter, FindOptions, ProjectDocuments, StoredDoc } from '../ports';
+import type {
+  DocumentCollection,
+  DocumentStore,
+  Filter,
+  FindOptions,
+  ProjectDocuments,
+  StoredDoc,
+} from '../ports';
 import { uniquePaths, type CollectionDef } from '../domain/collections/collection';
 import { KeyedMutex, serializeWrites } from '@baas/common';
 
@@ -20,13 +27,17 @@ const NOT_IMPLEMENTED = 238;
 
 /** MongoDB says 11000; FerretDB reports a unique violation on update as InternalError (code 1). */
 function isDuplicate(e: unknown): boolean {
-  return isDuplicateKeyError(e) || ((e as { code?: number }).code === 1 && /UNIQUE constraint failed/.test((e as Error).message));
+  return (
+    isDuplicateKeyError(e) ||
+    ((e as { code?: number }).code === 1 && /UNIQUE constraint failed/.test((e as Error).message))
+  );
 }
 
 function valueAt(doc: Record<string, unknown>, path: string): unknown {
   if (path in doc) return doc[path];
   let cur: unknown = doc;
-  for (const seg of path.split('.')) cur = typeof cur === 'object' && cur !== null ? (cur as Record<string, unknown>)[seg] : undefined;
+  for (const seg of path.split('.'))
+    cur = typeof cur === 'object' && cur !== null ? (cur as Record<string, unknown>)[seg] : undefined;
   return cur;
 }
 
@@ -34,17 +45,30 @@ function valueAt(doc: Record<string, unknown>, path: string): unknown {
  * Which unique fields collided. MongoDB says so in the error; FerretDB does not, so the unique
  * indexes are probed with the values that were written.
  */
-async function duplicateValue(coll: Collection<Document>, e: unknown, written: Record<string, unknown>, self: unknown): Promise<AppError> {
+async function duplicateValue(
+  coll: Collection<Document>,
+  e: unknown,
+  written: Record<string, unknown>,
+  self: unknown,
+): Promise<AppError> {
   const pattern = (e as { keyPattern?: Record<string, unknown> }).keyPattern;
   let fields = pattern ? Object.keys(pattern) : [];
   if (fields.length === 0) {
-    const indexes = (await coll.listIndexes().toArray().catch(() => [])) as Array<{ name: string }>;
+    const indexes = (await coll
+      .listIndexes()
+      .toArray()
+      .catch(() => [])) as Array<{ name: string }>;
     for (const ix of indexes) {
       if (!ix.name.startsWith(UNIQUE_PREFIX)) continue;
       const path = ix.name.slice(UNIQUE_PREFIX.length);
       const v = valueAt(written, path);
       if (v === undefined) continue;
-      if (await coll.findOne({ [path]: v, _id: { $ne: self } } as Document, { projection: { _id: 1 } }).catch(() => null)) fields.push(path);
+      if (
+        await coll
+          .findOne({ [path]: v, _id: { $ne: self } } as Document, { projection: { _id: 1 } })
+          .catch(() => null)
+      )
+        fields.push(path);
     }
   }
   fields = fields.filter((f) => f !== '_id');
@@ -58,9 +82,13 @@ async function duplicateValue(coll: Collection<Document>, e: unknown, written: R
 function queryError(e: unknown): unknown {
   const code = (e as { code?: number } | null)?.code;
   if (code === MAX_TIME_EXPIRED) return errors.badRequest('QUERY_TIMEOUT', 'The query took too long');
-  if (code === NOT_IMPLEMENTED) return errors.badRequest('UNSUPPORTED_BY_DATABASE', 'This operation is not supported by the database');
+  if (code === NOT_IMPLEMENTED)
+    return errors.badRequest('UNSUPPORTED_BY_DATABASE', 'This operation is not supported by the database');
   if (typeof code === 'number' && (e as { name?: string }).name === 'MongoServerError')
-    return errors.badRequest('QUERY_FAILED', `The database rejected the query (${(e as { codeName?: string }).codeName ?? code})`);
+    return errors.badRequest(
+      'QUERY_FAILED',
+      `The database rejected the query (${(e as { codeName?: string }).codeName ?? code})`,
+    );
   return e;
 }
 
@@ -114,7 +142,11 @@ class MongoDocumentCollection implements DocumentCollection {
     }
   }
 
-  async update(filter: Filter, set: Record<string, unknown>, events: EventEnvelope[]): Promise<StoredDoc | null> {
+  async update(
+    filter: Filter,
+    set: Record<string, unknown>,
+    events: EventEnvelope[],
+  ): Promise<StoredDoc | null> {
     try {
       // No projection: FerretDB does not implement one on findAndModify; views drop outbox fields.
       return await this.coll.findOneAndUpdate(filter, pushEvents({ $set: set }, events), {
@@ -131,7 +163,10 @@ class MongoDocumentCollection implements DocumentCollection {
     return r.modifiedCount === 1;
   }
 
-  async aggregate(pipeline: Record<string, unknown>[], maxTimeMS: number): Promise<Record<string, unknown>[]> {
+  async aggregate(
+    pipeline: Record<string, unknown>[],
+    maxTimeMS: number,
+  ): Promise<Record<string, unknown>[]> {
     try {
       return await this.coll.aggregate(pipeline, { maxTimeMS, allowDiskUse: false }).toArray();
     } catch (e) {
@@ -160,7 +195,10 @@ class MongoProjectDocuments implements ProjectDocuments {
     await coll.createIndex({ isDeleted: 1, createdAt: -1, _id: -1 }, { name: 'live_by_created' });
     if (def.rls.enabled) {
       const owner = def.rls.ownerField;
-      await coll.createIndex({ [owner]: 1, isDeleted: 1, createdAt: -1, _id: -1 }, { name: `owner_${owner}` });
+      await coll.createIndex(
+        { [owner]: 1, isDeleted: 1, createdAt: -1, _id: -1 },
+        { name: `owner_${owner}` },
+      );
     }
     const wanted = new Map(uniquePaths(def.schema).map((p) => [`${UNIQUE_PREFIX}${p}`, p]));
     const existing = (await coll.listIndexes().toArray()) as Array<{ name: string }>;
@@ -174,7 +212,9 @@ class MongoProjectDocuments implements ProjectDocuments {
       } catch (e) {
         const code = (e as { code?: number }).code;
         if (isDuplicate(e) || code === 1 || /UNIQUE|duplicate/i.test((e as Error).message))
-          throw errors.duplicateValue(`Existing documents have duplicate values of '${path}'`, [{ path, message: 'must be unique' }]);
+          throw errors.duplicateValue(`Existing documents have duplicate values of '${path}'`, [
+            { path, message: 'must be unique' },
+          ]);
         throw e;
       }
     }

@@ -37,7 +37,10 @@ export class MongoDocumentQuota implements DocumentQuota {
   reserve(projectId: ProjectId, limit: number): Promise<boolean> {
     return this.locks.run(`quota:${projectId}`, async () => {
       await this.ensure(projectId);
-      const r = await this.coll.findOneAndUpdate({ _id: projectId, count: { $lt: limit } }, { $inc: { count: 1 } });
+      const r = await this.coll.findOneAndUpdate(
+        { _id: projectId, count: { $lt: limit } },
+        { $inc: { count: 1 } },
+      );
       return r !== null;
     });
   }

@@ -22,7 +22,13 @@ export function adminCollectionRoutes(deps: DataDeps): Router {
   r.put('/:projectId/collections/:name', async (req, res) => {
     const ctx = project(req);
     const body = parseInput(registerBodySchema, req.body ?? {}, 'Invalid collection definition');
-    const { created, collection } = await registerCollection(deps, ctx.projectId, req.params.name, body, ctx.requestId);
+    const { created, collection } = await registerCollection(
+      deps,
+      ctx.projectId,
+      req.params.name,
+      body,
+      ctx.requestId,
+    );
     res.status(created ? 201 : 200).json(collection);
   });
   r.delete('/:projectId/collections/:name', async (req, res) => {

@@ -22,28 +22,64 @@ export function dataRoutes(deps: DataDeps): Router {
     res.json({ success: true, data, message: 'Documents retrieved' });
   });
   r.post('/:collectionName/aggregate', jsonBody(PIPELINE_BODY_LIMIT), async (req, res) => {
-    const data = await aggregate(deps, caller(req), String(req.params.collectionName), req.body, queryParam(req, 'include_deleted'));
+    const data = await aggregate(
+      deps,
+      caller(req),
+      String(req.params.collectionName),
+      req.body,
+      queryParam(req, 'include_deleted'),
+    );
     res.json({ success: true, data, message: 'Aggregation completed' });
   });
   r.post('/:collectionName', jsonBody(DOCUMENT_BODY_LIMIT), async (req, res) => {
-    res.status(201).json(await insertDocument(deps, caller(req), String(req.params.collectionName), req.body));
+    res
+      .status(201)
+      .json(await insertDocument(deps, caller(req), String(req.params.collectionName), req.body));
   });
   r.get('/:collectionName/:id', async (req, res) => {
-    res.json(await getDocument(deps, caller(req), String(req.params.collectionName), String(req.params.id), queryParam(req, 'include_deleted')));
+    res.json(
+      await getDocument(
+        deps,
+        caller(req),
+        String(req.params.collectionName),
+        String(req.params.id),
+        queryParam(req, 'include_deleted'),
+      ),
+    );
   });
   const update = async (req: Parameters<typeof callerOf>[0], res: import('express').Response) => {
-    const data = await updateDocument(deps, caller(req), String(req.params.collectionName), String(req.params.id), req.body);
+    const data = await updateDocument(
+      deps,
+      caller(req),
+      String(req.params.collectionName),
+      String(req.params.id),
+      req.body,
+    );
     res.json({ success: true, message: 'Updated', data });
   };
   r.put('/:collectionName/:id', jsonBody(DOCUMENT_BODY_LIMIT), update);
   r.patch('/:collectionName/:id', jsonBody(DOCUMENT_BODY_LIMIT), update);
   r.delete('/:collectionName/:id', async (req, res) => {
-    const data = await trashDocument(deps, caller(req), String(req.params.collectionName), String(req.params.id));
+    const data = await trashDocument(
+      deps,
+      caller(req),
+      String(req.params.collectionName),
+      String(req.params.id),
+    );
     res.json({ success: true, data, message: 'Document moved to trash' });
   });
   r.post('/:collectionName/:id/restore', async (req, res) => {
-    const { doc, restored } = await restoreDocument(deps, caller(req), String(req.params.collectionName), String(req.params.id));
-    res.json({ success: true, data: doc, message: restored ? 'Document restored' : 'Document is not in the trash' });
+    const { doc, restored } = await restoreDocument(
+      deps,
+      caller(req),
+      String(req.params.collectionName),
+      String(req.params.id),
+    );
+    res.json({
+      success: true,
+      data: doc,
+      message: restored ? 'Document restored' : 'Document is not in the trash',
+    });
   });
   return r;
 }

@@ -14,14 +14,37 @@ describe('collections and documents', () => {
   beforeAll(async () => {
     p = h.newProject();
     await register(h, p, 'things', {
-      schema: { fields: [{ key: 'title', type: 'String', required: true }, { key: 'n', type: 'Number' }, { key: 'code', type: 'String', unique: true }, { key: 'when', type: 'Date' }, { key: 'meta', type: 'Object', fields: [{ key: 'views', type: 'Number' }] }] },
+      schema: {
+        fields: [
+          { key: 'title', type: 'String', required: true },
+          { key: 'n', type: 'Number' },
+          { key: 'code', type: 'String', unique: true },
+          { key: 'when', type: 'Date' },
+          { key: 'meta', type: 'Object', fields: [{ key: 'views', type: 'Number' }] },
+        ],
+      },
     });
   });
 
   it('inserts, reads, updates with dot-notation, trashes and restores a document', async () => {
-    const c = await h.call('POST', '/api/data/things', { projectId: p, body: { title: 'a', n: 1, when: '2024-01-02T03:04:05.000Z', meta: { views: 1, other: 'x' }, $where: 'x' } });
+    const c = await h.call('POST', '/api/data/things', {
+      projectId: p,
+      body: {
+        title: 'a',
+        n: 1,
+        when: '2024-01-02T03:04:05.000Z',
+        meta: { views: 1, other: 'x' },
+        $where: 'x',
+      },
+    });
     expect(c.status).toBe(201);
-    expect(c.body).toMatchObject({ title: 'a', n: 1, isDeleted: false, deletedAt: null, when: '2024-01-02T03:04:05.000Z' });
+    expect(c.body).toMatchObject({
+      title: 'a',
+      n: 1,
+      isDeleted: false,
+      deletedAt: null,
+      when: '2024-01-02T03:04:05.000Z',
+    });
     expect(c.body._id).toMatch(/^[a-f0-9]{24}$/);
     expect(c.body.$where).toBeUndefined();
     const id = c.body._id;
@@ -30,8 +53,15 @@ describe('collections and documents', () => {
     expect(g.body).toEqual(c.body);
     const u = await h.call('PATCH', `/api/data/things/${id}`, { projectId: p, body: { 'meta.views': 5 } });
     expect(u.status).toBe(200);
-    expect(u.body).toMatchObject({ success: true, message: 'Updated', data: { meta: { views: 5, other: 'x' }, title: 'a' } });
-    const bad = await h.call('PUT', `/api/data/things/${id}`, { projectId: p, body: { 'meta.views': 'many' } });
+    expect(u.body).toMatchObject({
+      success: true,
+      message: 'Updated',
+      data: { meta: { views: 5, other: 'x' }, title: 'a' },
+    });
+    const bad = await h.call('PUT', `/api/data/things/${id}`, {
+      projectId: p,
+      body: { 'meta.views': 'many' },
+    });
     expect(bad.status).toBe(400);
     expect(bad.body.details[0]).toMatchObject({ path: 'meta.views' });
     const d = await h.call('DELETE', `/api/data/things/${id}`, { projectId: p });
@@ -40,7 +70,9 @@ describe('collections and documents', () => {
     const trashed = await h.call('GET', `/api/data/things/${id}?include_deleted=true`, { projectId: p });
     expect(trashed.body.isDeleted).toBe(true);
     expect(typeof trashed.body.deletedAt).toBe('string');
-    expect((await h.call('POST', `/api/data/things/${id}/restore`, { projectId: p, key: 'publishable' })).status).toBe(403);
+    expect(
+      (await h.call('POST', `/api/data/things/${id}/restore`, { projectId: p, key: 'publishable' })).status,
+    ).toBe(403);
     const r = await h.call('POST', `/api/data/things/${id}/restore`, { projectId: p });
     expect(r.status).toBe(200);
     expect(r.body.data).toMatchObject({ isDeleted: false, deletedAt: null });
@@ -52,7 +84,9 @@ describe('collections and documents', () => {
     expect(miss.body.details).toEqual([{ path: 'title', message: 'is required' }]);
     const wrong = await h.call('POST', '/api/data/things', { projectId: p, body: { title: 1 } });
     expect(wrong.status).toBe(400);
-    expect((await h.call('POST', '/api/data/things', { projectId: p, body: { title: 'x', code: 'c1' } })).status).toBe(201);
+    expect(
+      (await h.call('POST', '/api/data/things', { projectId: p, body: { title: 'x', code: 'c1' } })).status,
+    ).toBe(201);
     const dup = await h.call('POST', '/api/data/things', { projectId: p, body: { title: 'y', code: 'c1' } });
     expect(dup.status).toBe(400);
     expect(dup.body.code).toBe('DUPLICATE_VALUE');
@@ -60,7 +94,12 @@ describe('collections and documents', () => {
   });
 
   it('rejects nested operator and dotted keys, and never stores outbox fields', async () => {
-    for (const body of [{ title: 'x', a: { $gt: 1 } }, { title: 'x', a: { 'b.c': 1 } }, { title: 'x', _outbox: [] }, { title: 'x', 'a.b': 1 }]) {
+    for (const body of [
+      { title: 'x', a: { $gt: 1 } },
+      { title: 'x', a: { 'b.c': 1 } },
+      { title: 'x', _outbox: [] },
+      { title: 'x', 'a.b': 1 },
+    ]) {
       const r = await h.call('POST', '/api/data/things', { projectId: p, body });
       expect(r.status).toBe(400);
     }
@@ -71,7 +110,11 @@ describe('collections and documents', () => {
     expect((await h.call('POST', '/api/data/nothere', { projectId: p, body: {} })).status).toBe(404);
     expect((await h.call('GET', '/api/data/things/zzz', { projectId: p })).status).toBe(404);
     expect((await h.call('GET', '/api/data/users', { projectId: p })).status).toBe(403);
-    const reg = await h.call('PUT', `/api/admin/projects/${p}/collections/users`, { admin: true, projectId: p, body: {} });
+    const reg = await h.call('PUT', `/api/admin/projects/${p}/collections/users`, {
+      admin: true,
+      projectId: p,
+      body: {},
+    });
     expect(reg.status).toBe(400);
   });
 });

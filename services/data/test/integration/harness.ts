@@ -112,7 +112,11 @@ export async function startHarness(prefix = 'data_it', mongoUrl = infra.mongoUrl
               settings: {
                 publicSignups: true,
                 requireEmailVerification: false,
-                limits: { storageBytes: 1e8, documents: opts.documents ?? quotas.get(opts.projectId) ?? 100000, mailMonthly: 1000 },
+                limits: {
+                  storageBytes: 1e8,
+                  documents: opts.documents ?? quotas.get(opts.projectId) ?? 100000,
+                  mailMonthly: 1000,
+                },
               },
             }
           : {}),
@@ -132,8 +136,15 @@ export async function startHarness(prefix = 'data_it', mongoUrl = infra.mongoUrl
       await wiring.relay.stop();
       server.closeAllConnections();
       await new Promise<void>((res) => server.close(() => res()));
-      for (const p of projects) await mongo.db(wiring.store.dbName(p)).dropDatabase().catch(() => undefined);
-      await mongo.db(dbName).dropDatabase().catch(() => undefined);
+      for (const p of projects)
+        await mongo
+          .db(wiring.store.dbName(p))
+          .dropDatabase()
+          .catch(() => undefined);
+      await mongo
+        .db(dbName)
+        .dropDatabase()
+        .catch(() => undefined);
       await nc.drain();
       await mongo.close();
     },
@@ -141,7 +152,17 @@ export async function startHarness(prefix = 'data_it', mongoUrl = infra.mongoUrl
 }
 
 /** Registers a collection through the admin API. */
-export async function register(h: Harness, projectId: ProjectId, name: string, def: unknown = {}): Promise<void> {
-  const r = await h.call('PUT', `/api/admin/projects/${projectId}/collections/${name}`, { admin: true, projectId, body: def });
-  if (r.status !== 201 && r.status !== 200) throw new Error(`register ${name}: ${r.status} ${JSON.stringify(r.body)}`);
+export async function register(
+  h: Harness,
+  projectId: ProjectId,
+  name: string,
+  def: unknown = {},
+): Promise<void> {
+  const r = await h.call('PUT', `/api/admin/projects/${projectId}/collections/${name}`, {
+    admin: true,
+    projectId,
+    body: def,
+  });
+  if (r.status !== 201 && r.status !== 200)
+    throw new Error(`register ${name}: ${r.status} ${JSON.stringify(r.body)}`);
 }

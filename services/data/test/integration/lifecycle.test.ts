@@ -29,7 +29,9 @@ async function eventually<T>(f: () => T | undefined, ms = 5000): Promise<T> {
 }
 
 const eventFor = (p: ProjectId, type: string, id: string) => () =>
-  events.find((e) => e.projectId === p && e.type === type && (e.data as { documentId?: string }).documentId === id);
+  events.find(
+    (e) => e.projectId === p && e.type === type && (e.data as { documentId?: string }).documentId === id,
+  );
 
 describe('document events, trash purge, quota and project deletion', () => {
   it('publishes created, updated, trashed and restored events with project, collection and id, and clears the outbox', async () => {
@@ -55,20 +57,38 @@ describe('document events, trash purge, quota and project deletion', () => {
     const p = h.newProject(5);
     await register(h, p, 'tr');
     const ids: string[] = [];
-    for (let i = 0; i < 5; i++) ids.push((await h.call('POST', '/api/data/tr', { projectId: p, body: { i } })).body._id);
+    for (let i = 0; i < 5; i++)
+      ids.push((await h.call('POST', '/api/data/tr', { projectId: p, body: { i } })).body._id);
     expect((await h.call('POST', '/api/data/tr', { projectId: p, body: {} })).status).toBe(403);
     for (const id of ids.slice(0, 3)) await h.call('DELETE', `/api/data/tr/${id}`, { projectId: p });
     const subject = `test.purge.${new ObjectId().toHexString()}`;
-    const responder = answerJanitor(h.nc, subject, (await import('@baas/common')).createLogger('t', 'silent'), (c) => purgeTrash(h.wiring.deps, new Date(c.olderThan), c.batchSize));
+    const responder = answerJanitor(
+      h.nc,
+      subject,
+      (await import('@baas/common')).createLogger('t', 'silent'),
+      (c) => purgeTrash(h.wiring.deps, new Date(c.olderThan), c.batchSize),
+    );
     try {
       // Nothing is old enough yet.
-      const none = (await h.nc.request(subject, JSON.stringify({ olderThan: new Date(Date.now() - 60_000).toISOString(), batchSize: 10 }))).json<JanitorReply>();
+      const none = (
+        await h.nc.request(
+          subject,
+          JSON.stringify({ olderThan: new Date(Date.now() - 60_000).toISOString(), batchSize: 10 }),
+        )
+      ).json<JanitorReply>();
       expect(none).toMatchObject({ ok: true, processed: 0 });
       const future = new Date(Date.now() + 60_000).toISOString();
-      const first = (await h.nc.request(subject, JSON.stringify({ olderThan: future, batchSize: 2 }))).json<JanitorReply>();
+      const first = (
+        await h.nc.request(subject, JSON.stringify({ olderThan: future, batchSize: 2 }))
+      ).json<JanitorReply>();
       expect(first).toMatchObject({ ok: true, processed: 2, more: true });
-      let rest = (await h.nc.request(subject, JSON.stringify({ olderThan: future, batchSize: 10 }))).json<JanitorReply>();
-      while (rest.more) rest = (await h.nc.request(subject, JSON.stringify({ olderThan: future, batchSize: 10 }))).json<JanitorReply>();
+      let rest = (
+        await h.nc.request(subject, JSON.stringify({ olderThan: future, batchSize: 10 }))
+      ).json<JanitorReply>();
+      while (rest.more)
+        rest = (
+          await h.nc.request(subject, JSON.stringify({ olderThan: future, batchSize: 10 }))
+        ).json<JanitorReply>();
       const bad = (await h.nc.request(subject, JSON.stringify({ olderThan: 'nope' }))).json<JanitorReply>();
       expect(bad.ok).toBe(false);
     } finally {
@@ -78,7 +98,9 @@ describe('document events, trash purge, quota and project deletion', () => {
     await h.wiring.relay.flush();
     const raw = h.mongo.db(h.wiring.store.dbName(p)).collection('tr');
     expect(await raw.countDocuments({})).toBe(2);
-    expect((await h.call('GET', `/api/data/tr/${ids[0]}?include_deleted=true`, { projectId: p })).status).toBe(404);
+    expect(
+      (await h.call('GET', `/api/data/tr/${ids[0]}?include_deleted=true`, { projectId: p })).status,
+    ).toBe(404);
     expect((await h.call('POST', `/api/data/tr/${ids[0]}/restore`, { projectId: p })).status).toBe(404);
     expect(await h.wiring.quota.used(p)).toBe(2);
     expect((await h.call('POST', '/api/data/tr', { projectId: p, body: {} })).status).toBe(201);
@@ -87,7 +109,9 @@ describe('document events, trash purge, quota and project deletion', () => {
   it('lets exactly 10 of 30 parallel inserts through a quota of 10', async () => {
     const p = h.newProject(10);
     await register(h, p, 'race');
-    const rs = await Promise.all(Array.from({ length: 30 }, (_, i) => h.call('POST', '/api/data/race', { projectId: p, body: { i } })));
+    const rs = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => h.call('POST', '/api/data/race', { projectId: p, body: { i } })),
+    );
     expect(rs.filter((r) => r.status === 201)).toHaveLength(10);
     expect(rs.filter((r) => r.status === 403 && r.body.code === 'QUOTA_EXCEEDED')).toHaveLength(20);
     expect(await h.wiring.quota.used(p)).toBe(10);
@@ -98,12 +122,16 @@ describe('document events, trash purge, quota and project deletion', () => {
     const p = h.newProject();
     await register(h, p, 'conc');
     const id = (await h.call('POST', '/api/data/conc', { projectId: p, body: {} })).body._id;
-    await Promise.all(Array.from({ length: 20 }, (_, i) => h.call('PATCH', `/api/data/conc/${id}`, { projectId: p, body: { [`f${i}`]: i } })));
+    await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        h.call('PATCH', `/api/data/conc/${id}`, { projectId: p, body: { [`f${i}`]: i } }),
+      ),
+    );
     const doc = (await h.call('GET', `/api/data/conc/${id}`, { projectId: p })).body;
     for (let i = 0; i < 20; i++) expect(doc[`f${i}`]).toBe(i);
   });
 
-  it('drops a deleted project\'s database, catalogue entries and quota counter', async () => {
+  it("drops a deleted project's database, catalogue entries and quota counter", async () => {
     const p = h.newProject();
     const other = h.newProject();
     await register(h, p, 'gone');
@@ -123,7 +151,10 @@ describe('document events, trash purge, quota and project deletion', () => {
     const p = h.newProject();
     await register(h, p, 'iso');
     const d = (await h.call('POST', '/api/data/iso', { projectId: p, body: { x: 1 } })).body;
-    const raw = await h.mongo.db(h.wiring.store.dbName(p)).collection('iso').findOne({ _id: new ObjectId(d._id) });
+    const raw = await h.mongo
+      .db(h.wiring.store.dbName(p))
+      .collection('iso')
+      .findOne({ _id: new ObjectId(d._id) });
     expect(raw?.x).toBe(1);
   });
 });

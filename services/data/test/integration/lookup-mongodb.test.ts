@@ -24,26 +24,49 @@ maybe('aggregation joins on a real MongoDB (MONGO_FULL_URL)', () => {
     }
     a = await h.token(p, 'userA');
     await h.call('POST', '/api/data/notes', { projectId: p, body: { k: 1, userId: 'userA', text: 'A' } });
-    await h.call('POST', '/api/data/notes', { projectId: p, body: { k: 1, userId: 'userB', text: 'CANARY-B' } });
+    await h.call('POST', '/api/data/notes', {
+      projectId: p,
+      body: { k: 1, userId: 'userB', text: 'CANARY-B' },
+    });
     await h.call('POST', '/api/data/tags', { projectId: p, body: { k: 1, name: 'tag' } });
-    await h.call('POST', '/api/data/notes', { projectId: other, body: { k: 1, userId: 'userA', text: 'CANARY-T2' } });
+    await h.call('POST', '/api/data/notes', {
+      projectId: other,
+      body: { k: 1, userId: 'userA', text: 'CANARY-T2' },
+    });
   });
   afterAll(async () => {
     await h?.close();
     await stopFullMongo();
   });
 
-  const agg = (coll: string, pipeline: unknown[]) => h.call('POST', `/api/data/${coll}/aggregate`, { projectId: p, key: 'publishable', token: a, body: { pipeline } });
+  const agg = (coll: string, pipeline: unknown[]) =>
+    h.call('POST', `/api/data/${coll}/aggregate`, {
+      projectId: p,
+      key: 'publishable',
+      token: a,
+      body: { pipeline },
+    });
 
-  it('a self-$lookup returns only the caller\'s documents', async () => {
-    const r = await agg('notes', [{ $lookup: { from: 'notes', localField: 'k', foreignField: 'k', as: 'all' } }]);
+  it("a self-$lookup returns only the caller's documents", async () => {
+    const r = await agg('notes', [
+      { $lookup: { from: 'notes', localField: 'k', foreignField: 'k', as: 'all' } },
+    ]);
     expect(r.status).toBe(200);
     expect(JSON.stringify(r.body)).not.toContain('CANARY');
     expect(r.body.data[0].all).toHaveLength(1);
   });
 
   it('a $lookup from a public collection into a private one is filtered by RLS', async () => {
-    const r = await agg('tags', [{ $lookup: { from: 'notes', let: { k: '$k' }, pipeline: [{ $match: { $expr: { $eq: ['$k', '$$k'] } } }], as: 'n' } }]);
+    const r = await agg('tags', [
+      {
+        $lookup: {
+          from: 'notes',
+          let: { k: '$k' },
+          pipeline: [{ $match: { $expr: { $eq: ['$k', '$$k'] } } }],
+          as: 'n',
+        },
+      },
+    ]);
     expect(JSON.stringify(r.body)).not.toContain('CANARY');
     expect(r.body.data[0].n.map((x: { text: string }) => x.text)).toEqual(['A']);
   });
@@ -52,7 +75,17 @@ maybe('aggregation joins on a real MongoDB (MONGO_FULL_URL)', () => {
     for (const pipeline of [
       [{ $unionWith: 'notes' }],
       [{ $unionWith: { coll: 'notes', pipeline: [{ $match: {} }] } }],
-      [{ $graphLookup: { from: 'notes', startWith: '$k', connectFromField: 'k', connectToField: 'k', as: 'g' } }],
+      [
+        {
+          $graphLookup: {
+            from: 'notes',
+            startWith: '$k',
+            connectFromField: 'k',
+            connectToField: 'k',
+            as: 'g',
+          },
+        },
+      ],
       [{ $facet: { x: [{ $lookup: { from: 'notes', localField: 'k', foreignField: 'k', as: 'y' } }] } }],
     ]) {
       const r = await agg('tags', pipeline);
@@ -62,6 +95,12 @@ maybe('aggregation joins on a real MongoDB (MONGO_FULL_URL)', () => {
   });
 
   it('refuses server-side JavaScript even where the server would run it', async () => {
-    expect((await agg('notes', [{ $match: { $expr: { $function: { body: 'function(){return true}', args: [], lang: 'js' } } } }])).status).toBe(400);
+    expect(
+      (
+        await agg('notes', [
+          { $match: { $expr: { $function: { body: 'function(){return true}', args: [], lang: 'js' } } } },
+        ])
+      ).status,
+    ).toBe(400);
   });
 });

@@ -29,7 +29,12 @@ export class AuthProjectDirectory implements ProjectDirectory {
     return this.call('GET', `/internal/projects/${encodeURIComponent(projectId)}`, requestId);
   }
 
-  private async call(method: string, path: string, requestId: string, body?: string): Promise<ResolvedProject | null> {
+  private async call(
+    method: string,
+    path: string,
+    requestId: string,
+    body?: string,
+  ): Promise<ResolvedProject | null> {
     const assertion = await signAssertion(this.key, 'auth', { requestId, admin: false });
     const url = new URL(path, this.authUrl);
     const { status, text } = await new Promise<{ status: number; text: string }>((resolve, reject) => {
@@ -42,13 +47,17 @@ export class AuthProjectDirectory implements ProjectDirectory {
           headers: {
             'x-gateway-assertion': assertion,
             'x-request-id': requestId,
-            ...(body ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } : {}),
+            ...(body
+              ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }
+              : {}),
           },
         },
         (res) => {
           const chunks: Buffer[] = [];
           res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+          res.on('end', () =>
+            resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }),
+          );
           res.on('error', reject);
         },
       );

@@ -21,7 +21,11 @@ export class RedisRateLimiter implements RateLimiter {
       points,
       duration: durationSeconds,
       keyPrefix,
-      insuranceLimiter: new RateLimiterMemory({ points, duration: durationSeconds, keyPrefix: `${keyPrefix}-mem` }),
+      insuranceLimiter: new RateLimiterMemory({
+        points,
+        duration: durationSeconds,
+        keyPrefix: `${keyPrefix}-mem`,
+      }),
     });
   }
 

@@ -7,7 +7,11 @@ const resolved: ResolvedProject = {
   projectId: P1,
   keyType: 'secret',
   allowedOrigins: [],
-  settings: { publicSignups: true, requireEmailVerification: false, limits: { storageBytes: 1, documents: 1, mailMonthly: 1 } },
+  settings: {
+    publicSignups: true,
+    requireEmailVerification: false,
+    limits: { storageBytes: 1, documents: 1, mailMonthly: 1 },
+  },
 };
 
 function counting(value: ResolvedProject | null) {

@@ -41,7 +41,10 @@ export class CachedProjectDirectory implements ProjectDirectory {
     this.cache.clear();
   }
 
-  private async lookup(key: string, load: () => Promise<ResolvedProject | null>): Promise<ResolvedProject | null> {
+  private async lookup(
+    key: string,
+    load: () => Promise<ResolvedProject | null>,
+  ): Promise<ResolvedProject | null> {
     const hit = this.cache.get(key);
     if (hit) return hit.value;
     const pending = this.inflight.get(key);

@@ -31,12 +31,18 @@ describe('matchRoute', () => {
 });
 
 describe('isUsersCollectionPath', () => {
-  it.each(['/api/data/users', '/api/data/users/', '/api/data/users/64b7f0c2a1b2c3d4e5f60718', '/api/data/users/aggregate', '/api/data/Users', '/api/data/%75sers', '/api/data//users'])(
-    'blocks %s',
-    (p) => expect(isUsersCollectionPath(p)).toBe(true),
-  );
-  it.each(['/api/data/usersx', '/api/data/things/users', '/api/data', '/api/storage/users'])('lets %s through', (p) =>
-    expect(isUsersCollectionPath(p)).toBe(false),
+  it.each([
+    '/api/data/users',
+    '/api/data/users/',
+    '/api/data/users/64b7f0c2a1b2c3d4e5f60718',
+    '/api/data/users/aggregate',
+    '/api/data/Users',
+    '/api/data/%75sers',
+    '/api/data//users',
+  ])('blocks %s', (p) => expect(isUsersCollectionPath(p)).toBe(true));
+  it.each(['/api/data/usersx', '/api/data/things/users', '/api/data', '/api/storage/users'])(
+    'lets %s through',
+    (p) => expect(isUsersCollectionPath(p)).toBe(false),
   );
 });
 

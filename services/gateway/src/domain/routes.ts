@@ -39,8 +39,11 @@ export function matchRoute(path: string): RouteMatch | undefined {
 
 /** `/api/data/users` and everything under it, however the segment is spelled or encoded. */
 export function isUsersCollectionPath(path: string): boolean {
-  if (!under(path, '/api/data') ) return false;
-  const first = path.slice('/api/data'.length).split('/').find((s) => s.length > 0);
+  if (!under(path, '/api/data')) return false;
+  const first = path
+    .slice('/api/data'.length)
+    .split('/')
+    .find((s) => s.length > 0);
   if (first === undefined) return false;
   let decoded: string;
   try {

@@ -42,7 +42,12 @@ export function authenticateMiddleware(opts: { directory: ProjectDirectory; admi
         const project = isProjectIdString(pid) ? await opts.directory.byId(pid, req.id) : null;
         if (!project) return next(errors.notFound('PROJECT_NOT_FOUND', 'Project not found'));
         state.project = project;
-        state.claims = { requestId: req.id, admin: true, projectId: project.projectId, settings: project.settings };
+        state.claims = {
+          requestId: req.id,
+          admin: true,
+          projectId: project.projectId,
+          settings: project.settings,
+        };
         return next();
       }
       case 'key': {
@@ -57,7 +62,10 @@ export function authenticateMiddleware(opts: { directory: ProjectDirectory; admi
         if (origin !== undefined) {
           res.setHeader('Access-Control-Allow-Origin', origin);
           res.setHeader('Access-Control-Allow-Credentials', 'true');
-          res.setHeader('Access-Control-Expose-Headers', 'x-request-id, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After');
+          res.setHeader(
+            'Access-Control-Expose-Headers',
+            'x-request-id, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After',
+          );
         }
         if (isUsersCollectionPath(req.path)) return next(errors.usersCollectionReserved());
         state.project = project;

@@ -3,7 +3,14 @@ import { randomBytes } from 'node:crypto';
 import type { Socket } from 'node:net';
 import type { Request, Response, RequestHandler } from 'express';
 import { createProxyMiddleware } from 'http-proxy-middleware';
-import { errorBody, errors, type AppError, type Logger, type ServiceName, ASSERTION_HEADER } from '@baas/common';
+import {
+  errorBody,
+  errors,
+  type AppError,
+  type Logger,
+  type ServiceName,
+  ASSERTION_HEADER,
+} from '@baas/common';
 
 /** Headers a client must never be able to pass through to a service. */
 const STRIPPED = [ASSERTION_HEADER, 'x-api-key'];
@@ -47,7 +54,13 @@ export function createServiceProxy(
   timeoutMs: number,
   hooks: ProxyHooks = {},
 ): RequestHandler {
-  const agent = new Agent({ keepAlive: true, maxSockets: 256, maxFreeSockets: 64, keepAliveMsecs: 1000, timeout: 60_000 });
+  const agent = new Agent({
+    keepAlive: true,
+    maxSockets: 256,
+    maxFreeSockets: 64,
+    keepAliveMsecs: 1000,
+    timeout: 60_000,
+  });
   const proxy = createProxyMiddleware<Request, Response>({
     target,
     changeOrigin: false,
@@ -62,7 +75,8 @@ export function createServiceProxy(
         const state = req.gateway;
         if (state?.assertion) proxyReq.setHeader(ASSERTION_HEADER, state.assertion);
         // The admin token is for the gateway only.
-        if (state?.route.auth === 'admin' || state?.route.auth === 'admin-project') proxyReq.removeHeader('authorization');
+        if (state?.route.auth === 'admin' || state?.route.auth === 'admin-project')
+          proxyReq.removeHeader('authorization');
         proxyReq.setHeader('x-request-id', req.id);
         if (!req.header('traceparent')) proxyReq.setHeader('traceparent', traceparent());
       },

@@ -4,11 +4,21 @@ import { randomBytes } from 'node:crypto';
 import { MongoClient } from 'mongodb';
 import { Redis } from 'ioredis';
 import type { NatsConnection } from '@nats-io/nats-core';
-import { assertionKey, connectNats, createLogger, createServiceApp, requireGatewayAssertion, verifyAssertion } from '@baas/common';
+import {
+  assertionKey,
+  connectNats,
+  createLogger,
+  createServiceApp,
+  requireGatewayAssertion,
+  verifyAssertion,
+} from '@baas/common';
 import { requireInfra, infra, uniqueDbName } from '../../../../test/support/infra';
 import { adminProjectRoutes } from '../../../auth/src/http/admin-projects.routes';
 import { internalRoutes } from '../../../auth/src/http/internal.routes';
-import { MongoProjectRepository, objectIdGenerator } from '../../../auth/src/adapters/mongo-project-repository';
+import {
+  MongoProjectRepository,
+  objectIdGenerator,
+} from '../../../auth/src/adapters/mongo-project-repository';
 import { NatsCacheInvalidator } from '../../../auth/src/adapters/nats-cache-invalidator';
 import { createApp } from '../../src/app';
 import { AuthProjectDirectory } from '../../src/adapters/auth-project-directory';
@@ -38,7 +48,13 @@ async function listen(handler: http.RequestListener): Promise<string> {
   return `http://127.0.0.1:${(s.address() as AddressInfo).port}`;
 }
 
-function gatewayWith(opts: { points?: number; redisClient?: Redis; data?: string; prefix?: string; nats?: boolean }) {
+function gatewayWith(opts: {
+  points?: number;
+  redisClient?: Redis;
+  data?: string;
+  prefix?: string;
+  nats?: boolean;
+}) {
   const directory = new CachedProjectDirectory(new AuthProjectDirectory(authUrl, secret), 60_000);
   if (opts.nats !== false) subscribeInvalidations(nc, directory);
   const prefix = opts.prefix ?? `rl:${randomBytes(4).toString('hex')}`;
@@ -67,7 +83,12 @@ beforeAll(async () => {
   nc = await connectNats(infra.natsUrl, 'gateway-test', logger);
   redis = new Redis(infra.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 0 });
   await new Promise((r) => redis.once('ready', r));
-  deadRedis = new Redis('redis://127.0.0.1:1', { enableOfflineQueue: false, maxRetriesPerRequest: 0, lazyConnect: true, retryStrategy: () => null });
+  deadRedis = new Redis('redis://127.0.0.1:1', {
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    lazyConnect: true,
+    retryStrategy: () => null,
+  });
   deadRedis.on('error', () => undefined);
   const db = mongo.db(uniqueDbName('gw_auth'));
   const projects = new MongoProjectRepository(db);
@@ -105,10 +126,20 @@ afterAll(async () => {
   await mongo?.close();
 });
 
-async function call(base: string, method: string, path: string, headers: Record<string, string> = {}, body?: unknown) {
+async function call(
+  base: string,
+  method: string,
+  path: string,
+  headers: Record<string, string> = {},
+  body?: unknown,
+) {
   const r = await fetch(`${base}${path}`, {
     method,
-    headers: { 'x-forwarded-for': headers['x-forwarded-for'] ?? '10.0.0.1', ...(body ? { 'content-type': 'application/json' } : {}), ...headers },
+    headers: {
+      'x-forwarded-for': headers['x-forwarded-for'] ?? '10.0.0.1',
+      ...(body ? { 'content-type': 'application/json' } : {}),
+      ...headers,
+    },
     body: body ? JSON.stringify(body) : undefined,
   });
   const text = await r.text();
@@ -116,7 +147,13 @@ async function call(base: string, method: string, path: string, headers: Record<
 }
 
 async function newProject(settings: Record<string, unknown> = {}) {
-  const r = await call(gatewayUrl, 'POST', '/api/admin/projects', { authorization: `Bearer ${adminToken}` }, { name: 'p', settings });
+  const r = await call(
+    gatewayUrl,
+    'POST',
+    '/api/admin/projects',
+    { authorization: `Bearer ${adminToken}` },
+    { name: 'p', settings },
+  );
   expect(r.status).toBe(201);
   return r.body as { id: string; publishableKey: string; secretKey: string };
 }
@@ -124,23 +161,44 @@ async function newProject(settings: Record<string, unknown> = {}) {
 describe('gateway (real Redis, NATS, auth service)', () => {
   it('forwards a keyed request with a verified assertion and strips client-sent internal headers', async () => {
     const p = await newProject();
-    const r = await call(gatewayUrl, 'POST', '/api/data/things?x=1', { 'x-api-key': p.secretKey, 'x-gateway-assertion': 'forged', 'x-request-id': 'client-id-1' }, { a: 1 });
+    const r = await call(
+      gatewayUrl,
+      'POST',
+      '/api/data/things?x=1',
+      { 'x-api-key': p.secretKey, 'x-gateway-assertion': 'forged', 'x-request-id': 'client-id-1' },
+      { a: 1 },
+    );
     expect(r.status).toBe(200);
     expect(lastEcho?.url).toBe('/api/data/things?x=1');
     expect(lastEcho?.body).toBe('{"a":1}');
     expect(lastEcho?.headers['x-api-key']).toBeUndefined();
     expect(lastEcho?.headers['x-request-id']).toBe('client-id-1');
     expect(lastEcho?.headers.traceparent).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
-    const claims = await verifyAssertion(assertionKey(secret), 'data', String(lastEcho?.headers['x-gateway-assertion']));
-    expect(claims).toMatchObject({ projectId: p.id, keyType: 'secret', admin: false, requestId: 'client-id-1' });
+    const claims = await verifyAssertion(
+      assertionKey(secret),
+      'data',
+      String(lastEcho?.headers['x-gateway-assertion']),
+    );
+    expect(claims).toMatchObject({
+      projectId: p.id,
+      keyType: 'secret',
+      admin: false,
+      requestId: 'client-id-1',
+    });
     expect(r.headers.get('x-request-id')).toBe('client-id-1');
   });
 
   it('answers 401 in the error body for a missing or unknown key', async () => {
     const missing = await call(gatewayUrl, 'GET', '/api/data/things');
     expect(missing.status).toBe(401);
-    expect(missing.body).toMatchObject({ success: false, code: 'MISSING_API_KEY', requestId: expect.any(String) });
-    const unknown = await call(gatewayUrl, 'GET', '/api/data/things', { 'x-api-key': `sk_live_${randomBytes(32).toString('base64url')}` });
+    expect(missing.body).toMatchObject({
+      success: false,
+      code: 'MISSING_API_KEY',
+      requestId: expect.any(String),
+    });
+    const unknown = await call(gatewayUrl, 'GET', '/api/data/things', {
+      'x-api-key': `sk_live_${randomBytes(32).toString('base64url')}`,
+    });
     expect(unknown.status).toBe(401);
     expect(unknown.body.code).toBe('INVALID_API_KEY');
   });
@@ -151,7 +209,13 @@ describe('gateway (real Redis, NATS, auth service)', () => {
     // A second gateway replica that cached the key and did not see the rotation request.
     const other = await listen(gatewayWith({}));
     expect((await call(other, 'GET', '/api/data/t', { 'x-api-key': p.secretKey })).status).toBe(200);
-    const rot = await call(gatewayUrl, 'POST', `/api/admin/projects/${p.id}/keys/rotate`, { authorization: `Bearer ${adminToken}` }, { type: 'secret' });
+    const rot = await call(
+      gatewayUrl,
+      'POST',
+      `/api/admin/projects/${p.id}/keys/rotate`,
+      { authorization: `Bearer ${adminToken}` },
+      { type: 'secret' },
+    );
     expect(rot.status).toBe(200);
     const started = Date.now();
     let status = 200;
@@ -166,10 +230,18 @@ describe('gateway (real Redis, NATS, auth service)', () => {
     const gw = await listen(gatewayWith({ nats: false }));
     const p = await newProject();
     expect((await call(gw, 'GET', '/api/data/t', { 'x-api-key': p.secretKey })).status).toBe(200);
-    const rot = await call(gw, 'POST', `/api/admin/projects/${p.id}/keys/rotate`, { authorization: `Bearer ${adminToken}` }, { type: 'secret' });
+    const rot = await call(
+      gw,
+      'POST',
+      `/api/admin/projects/${p.id}/keys/rotate`,
+      { authorization: `Bearer ${adminToken}` },
+      { type: 'secret' },
+    );
     expect(rot.status).toBe(200);
     expect((await call(gw, 'GET', '/api/data/t', { 'x-api-key': p.secretKey })).status).toBe(401);
-    const del = await call(gw, 'DELETE', `/api/admin/projects/${p.id}`, { authorization: `Bearer ${adminToken}` });
+    const del = await call(gw, 'DELETE', `/api/admin/projects/${p.id}`, {
+      authorization: `Bearer ${adminToken}`,
+    });
     expect(del.status).toBe(200);
     expect((await call(gw, 'GET', '/api/data/t', { 'x-api-key': rot.body.secretKey })).status).toBe(401);
   });
@@ -177,7 +249,8 @@ describe('gateway (real Redis, NATS, auth service)', () => {
   it('limits per client IP with Redis and answers 429 with Retry-After past the limit', async () => {
     const gw = await listen(gatewayWith({ points: 5 }));
     const statuses: number[] = [];
-    for (let i = 0; i < 6; i++) statuses.push((await call(gw, 'GET', '/api/data/t', { 'x-forwarded-for': '10.9.9.9' })).status);
+    for (let i = 0; i < 6; i++)
+      statuses.push((await call(gw, 'GET', '/api/data/t', { 'x-forwarded-for': '10.9.9.9' })).status);
     expect(statuses.slice(0, 5)).toEqual([401, 401, 401, 401, 401]);
     const last = await call(gw, 'GET', '/api/data/t', { 'x-forwarded-for': '10.9.9.9' });
     expect(statuses[5]).toBe(429);
@@ -209,7 +282,8 @@ describe('gateway (real Redis, NATS, auth service)', () => {
   it('falls back to an in-process limiter when Redis is down instead of failing open or failing every request', async () => {
     const gw = await listen(gatewayWith({ points: 3, redisClient: deadRedis }));
     const statuses: number[] = [];
-    for (let i = 0; i < 4; i++) statuses.push((await call(gw, 'GET', '/api/data/t', { 'x-forwarded-for': '10.6.6.6' })).status);
+    for (let i = 0; i < 4; i++)
+      statuses.push((await call(gw, 'GET', '/api/data/t', { 'x-forwarded-for': '10.6.6.6' })).status);
     expect(statuses).toEqual([401, 401, 401, 429]);
   });
 
@@ -231,7 +305,8 @@ describe('gateway (real Redis, NATS, auth service)', () => {
     const gw = await listen(app);
     // Rotating X-Forwarded-For does not reset the limit: the socket address counts.
     const statuses: number[] = [];
-    for (let i = 0; i < 3; i++) statuses.push((await call(gw, 'GET', '/api/data/t', { 'x-forwarded-for': `10.1.1.${i}` })).status);
+    for (let i = 0; i < 3; i++)
+      statuses.push((await call(gw, 'GET', '/api/data/t', { 'x-forwarded-for': `10.1.1.${i}` })).status);
     expect(statuses).toEqual([401, 401, 429]);
   });
 
@@ -249,13 +324,34 @@ describe('gateway (real Redis, NATS, auth service)', () => {
 
   it('requires the platform admin token on admin routes and does not forward it', async () => {
     expect((await call(gatewayUrl, 'POST', '/api/admin/projects', {}, { name: 'x' })).status).toBe(401);
-    expect((await call(gatewayUrl, 'POST', '/api/admin/projects', { authorization: 'Bearer wrong' }, { name: 'x' })).status).toBe(401);
+    expect(
+      (
+        await call(
+          gatewayUrl,
+          'POST',
+          '/api/admin/projects',
+          { authorization: 'Bearer wrong' },
+          { name: 'x' },
+        )
+      ).status,
+    ).toBe(401);
     const p = await newProject();
-    await call(gatewayUrl, 'GET', `/api/admin/projects/${p.id}/mail/templates`, { authorization: `Bearer ${adminToken}` });
+    await call(gatewayUrl, 'GET', `/api/admin/projects/${p.id}/mail/templates`, {
+      authorization: `Bearer ${adminToken}`,
+    });
     expect(lastEcho?.headers.authorization).toBeUndefined();
-    const claims = await verifyAssertion(assertionKey(secret), 'mail', String(lastEcho?.headers['x-gateway-assertion']));
+    const claims = await verifyAssertion(
+      assertionKey(secret),
+      'mail',
+      String(lastEcho?.headers['x-gateway-assertion']),
+    );
     expect(claims).toMatchObject({ admin: true, projectId: p.id });
-    const missing = await call(gatewayUrl, 'GET', '/api/admin/projects/64b7f0c2a1b2c3d4e5f60718/mail/templates', { authorization: `Bearer ${adminToken}` });
+    const missing = await call(
+      gatewayUrl,
+      'GET',
+      '/api/admin/projects/64b7f0c2a1b2c3d4e5f60718/mail/templates',
+      { authorization: `Bearer ${adminToken}` },
+    );
     expect(missing.status).toBe(404);
   });
 });

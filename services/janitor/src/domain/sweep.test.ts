@@ -5,7 +5,14 @@ import type { CommandSender, Lease } from '../ports';
 const logger = createLogger('test', 'silent');
 
 function lease(held = true): Lease & { released: boolean } {
-  return { released: false, acquire: async () => held, renew: async () => true, async release() { this.released = true; } };
+  return {
+    released: false,
+    acquire: async () => held,
+    renew: async () => true,
+    async release() {
+      this.released = true;
+    },
+  };
 }
 
 function observer() {
@@ -23,23 +30,45 @@ const tasks = sweepTasks({ trashGraceSeconds: 30, orphanGraceSeconds: 60 });
 describe('runSweep', () => {
   it('drives each task in batches until its owner reports nothing more', async () => {
     const replies: Record<string, JanitorReply[]> = {
-      [tasks[0]!.subject]: [{ ok: true, processed: 2, more: true }, { ok: true, processed: 1, more: false }],
+      [tasks[0]!.subject]: [
+        { ok: true, processed: 2, more: true },
+        { ok: true, processed: 1, more: false },
+      ],
       [tasks[1]!.subject]: [{ ok: true, processed: 0, more: false }],
       [tasks[2]!.subject]: [{ ok: true, processed: 5, more: false }],
     };
     const seen: Array<{ subject: string; olderThan: string }> = [];
-    const sender: CommandSender = { send: async (subject, c) => (seen.push({ subject, olderThan: c.olderThan }), replies[subject]!.shift()!) };
+    const sender: CommandSender = {
+      send: async (subject, c) => (
+        seen.push({ subject, olderThan: c.olderThan }),
+        replies[subject]!.shift()!
+      ),
+    };
     const { o, obs } = observer();
     const now = new Date('2026-01-01T00:01:00Z');
-    expect(await runSweep({ lease: lease(), sender, logger, observer: obs, batchSize: 2, maxBatches: 10, now: () => now }, tasks)).toBe(true);
+    expect(
+      await runSweep(
+        { lease: lease(), sender, logger, observer: obs, batchSize: 2, maxBatches: 10, now: () => now },
+        tasks,
+      ),
+    ).toBe(true);
     expect(o.processed).toEqual({ 'purge-trash': 3, 'sweep-orphans': 0, 'purge-expired': 5 });
     expect(seen[0]).toEqual({ subject: tasks[0]!.subject, olderThan: '2026-01-01T00:00:30.000Z' });
   });
 
   it('does nothing when another replica holds the lease', async () => {
-    const sender: CommandSender = { send: async () => { throw new Error('must not be called'); } };
+    const sender: CommandSender = {
+      send: async () => {
+        throw new Error('must not be called');
+      },
+    };
     const { obs } = observer();
-    expect(await runSweep({ lease: lease(false), sender, logger, observer: obs, batchSize: 1, maxBatches: 1 }, tasks)).toBe(false);
+    expect(
+      await runSweep(
+        { lease: lease(false), sender, logger, observer: obs, batchSize: 1, maxBatches: 1 },
+        tasks,
+      ),
+    ).toBe(false);
   });
 
   it('stops after maxBatches so a sweep always ends, and releases the lease', async () => {

@@ -43,7 +43,9 @@ export async function runSweep(deps: SweepDeps, tasks: SweepTask[]): Promise<boo
     for (const task of tasks) {
       const started = process.hrtime.bigint();
       try {
-        const olderThan = new Date((deps.now?.() ?? new Date()).getTime() - task.graceSeconds * 1000).toISOString();
+        const olderThan = new Date(
+          (deps.now?.() ?? new Date()).getTime() - task.graceSeconds * 1000,
+        ).toISOString();
         for (let i = 0; i < deps.maxBatches; i++) {
           if (!(await deps.lease.renew())) {
             deps.logger.warn({ task: task.name }, 'lost the janitor lease mid-sweep; stopping');

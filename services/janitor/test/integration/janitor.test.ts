@@ -1,7 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import type { NatsConnection } from '@nats-io/nats-core';
-import { connectNats, createLogger, JANITOR_QUEUE, type JanitorCommand, type JanitorReply } from '@baas/common';
+import {
+  connectNats,
+  createLogger,
+  JANITOR_QUEUE,
+  type JanitorCommand,
+  type JanitorReply,
+} from '@baas/common';
 import { infra, requireInfra } from '../../../../test/support/infra';
 import { RedisLease } from '../../src/adapters/redis-lease';
 import { NatsCommandSender } from '../../src/adapters/nats-command-sender';
@@ -22,7 +28,11 @@ afterAll(async () => {
   redis?.disconnect();
 });
 
-const noopObserver: SweepObserver = { processed: () => undefined, failed: () => undefined, duration: () => undefined };
+const noopObserver: SweepObserver = {
+  processed: () => undefined,
+  failed: () => undefined,
+  duration: () => undefined,
+};
 
 describe('janitor lease (real Redis)', () => {
   it('lets one holder at a time, frees on release and on expiry', async () => {

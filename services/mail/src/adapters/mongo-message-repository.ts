@@ -1,5 +1,12 @@
 import { ObjectId, type Collection, type Db } from 'mongodb';
-import { OUTBOX_FIELD, PURGE_FIELD, pushEvents, type EventEnvelope, type OutboxFields, type ProjectId } from '@baas/common';
+import {
+  OUTBOX_FIELD,
+  PURGE_FIELD,
+  pushEvents,
+  type EventEnvelope,
+  type OutboxFields,
+  type ProjectId,
+} from '@baas/common';
 import type { IdGenerator, MessageRecord, MessageRepository, MessageStatus } from '../ports';
 
 interface MessageDoc extends OutboxFields {
@@ -49,9 +56,17 @@ export class MongoMessageRepository implements MessageRepository {
     await this.coll.insertOne(doc);
   }
 
-  private async finish(projectId: ProjectId, id: string, $set: Partial<MessageDoc>, events: EventEnvelope[]): Promise<void> {
+  private async finish(
+    projectId: ProjectId,
+    id: string,
+    $set: Partial<MessageDoc>,
+    events: EventEnvelope[],
+  ): Promise<void> {
     const _id = new ObjectId(id);
-    await this.coll.updateOne({ _id, projectId }, pushEvents({ $set: { ...$set, finishedAt: new Date() } }, events));
+    await this.coll.updateOne(
+      { _id, projectId },
+      pushEvents({ $set: { ...$set, finishedAt: new Date() } }, events),
+    );
     this.afterEvents(_id);
   }
 
@@ -59,7 +74,13 @@ export class MongoMessageRepository implements MessageRepository {
     return this.finish(projectId, id, { status: 'sent', attempts }, events);
   }
 
-  markFailed(projectId: ProjectId, id: string, attempts: number, reason: string, events: EventEnvelope[]): Promise<void> {
+  markFailed(
+    projectId: ProjectId,
+    id: string,
+    attempts: number,
+    reason: string,
+    events: EventEnvelope[],
+  ): Promise<void> {
     return this.finish(projectId, id, { status: 'failed', attempts, error: reason }, events);
   }
 
@@ -83,7 +104,10 @@ export class MongoMessageRepository implements MessageRepository {
 
   /** Records whose events are still pending are left to the relay, which deletes them after. */
   async deleteAllOfProject(projectId: ProjectId): Promise<void> {
-    await this.coll.updateMany({ projectId, [OUTBOX_FIELD]: { $exists: true } }, { $set: { [PURGE_FIELD]: true } });
+    await this.coll.updateMany(
+      { projectId, [OUTBOX_FIELD]: { $exists: true } },
+      { $set: { [PURGE_FIELD]: true } },
+    );
     await this.coll.deleteMany({ projectId, [OUTBOX_FIELD]: { $exists: false } });
   }
 }

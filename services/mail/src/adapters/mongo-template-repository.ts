@@ -22,7 +22,8 @@ const GLOBAL = 'global';
 const ownerValue = (o: TemplateOwner): string => (o.scope === 'global' ? GLOBAL : o.projectId);
 
 function toTemplate(d: TemplateDoc): StoredTemplate {
-  const owner: TemplateOwner = d.owner === GLOBAL ? { scope: 'global' } : { scope: 'project', projectId: trustedProjectId(d.owner) };
+  const owner: TemplateOwner =
+    d.owner === GLOBAL ? { scope: 'global' } : { scope: 'project', projectId: trustedProjectId(d.owner) };
   const t: StoredTemplate = {
     id: d._id.toHexString(),
     key: d.key,
@@ -56,7 +57,14 @@ export class MongoTemplateRepository implements TemplateRepository {
   async save(owner: TemplateOwner, key: string, content: TemplateContent) {
     const now = new Date();
     for (let attempt = 0; attempt < 3; attempt++) {
-      const doc: TemplateDoc = { _id: new ObjectId(), owner: ownerValue(owner), key, ...content, createdAt: now, updatedAt: now };
+      const doc: TemplateDoc = {
+        _id: new ObjectId(),
+        owner: ownerValue(owner),
+        key,
+        ...content,
+        createdAt: now,
+        updatedAt: now,
+      };
       try {
         await this.coll.insertOne(doc);
         return { template: toTemplate(doc), created: true };
@@ -70,7 +78,9 @@ export class MongoTemplateRepository implements TemplateRepository {
         else $unset[f] = '';
       }
       const update = Object.keys($unset).length > 0 ? { $set, $unset } : { $set };
-      const replaced = await this.coll.findOneAndUpdate({ owner: ownerValue(owner), key }, update, { returnDocument: 'after' });
+      const replaced = await this.coll.findOneAndUpdate({ owner: ownerValue(owner), key }, update, {
+        returnDocument: 'after',
+      });
       // Deleted between our insert and update: try the insert again.
       if (replaced) return { template: toTemplate(replaced), created: false };
     }
@@ -85,7 +95,11 @@ export class MongoTemplateRepository implements TemplateRepository {
   async findByKeyOrName(owner: TemplateOwner, keyOrName: string): Promise<StoredTemplate | null> {
     const byKey = await this.coll.findOne({ owner: ownerValue(owner), key: keyOrName });
     if (byKey) return toTemplate(byKey);
-    const byName = await this.coll.find({ owner: ownerValue(owner), name: keyOrName }).sort({ createdAt: 1 }).limit(1).next();
+    const byName = await this.coll
+      .find({ owner: ownerValue(owner), name: keyOrName })
+      .sort({ createdAt: 1 })
+      .limit(1)
+      .next();
     return byName ? toTemplate(byName) : null;
   }
 
@@ -97,7 +111,11 @@ export class MongoTemplateRepository implements TemplateRepository {
   }
 
   async list(owner: TemplateOwner): Promise<StoredTemplate[]> {
-    const docs = await this.coll.find({ owner: ownerValue(owner) }).sort({ key: 1 }).limit(1000).toArray();
+    const docs = await this.coll
+      .find({ owner: ownerValue(owner) })
+      .sort({ key: 1 })
+      .limit(1000)
+      .toArray();
     return docs.map(toTemplate);
   }
 

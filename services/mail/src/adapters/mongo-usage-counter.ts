@@ -47,12 +47,14 @@ export class MongoUsageCounter implements UsageCounter {
     const used = await this.current(projectId, bucket);
     if (used >= limit) return null;
     // Usually slot used+1 is free; under contention the losers move up, then look for holes.
-    for (let n = used + 1; n <= limit; n++) if (await this.claim(projectId, bucket, n)) return { slot: n, count: n };
+    for (let n = used + 1; n <= limit; n++)
+      if (await this.claim(projectId, bucket, n)) return { slot: n, count: n };
     const taken = new Set(
       (await this.coll.find({ projectId, bucket }, { projection: { n: 1 } }).toArray()).map((d) => d.n),
     );
     for (let n = 1; n <= Math.min(used, limit); n++) {
-      if (!taken.has(n) && (await this.claim(projectId, bucket, n))) return { slot: n, count: Math.min(limit, used + 1) };
+      if (!taken.has(n) && (await this.claim(projectId, bucket, n)))
+        return { slot: n, count: Math.min(limit, used + 1) };
     }
     return null;
   }

@@ -4,7 +4,9 @@ describe('classifySmtpError', () => {
   it('treats connection errors and 4xx replies as transient', () => {
     expect(classifySmtpError({ code: 'ECONNECTION', message: 'refused' }).permanent).toBe(false);
     expect(classifySmtpError({ code: 'ETIMEDOUT' }).permanent).toBe(false);
-    expect(classifySmtpError({ code: 'EENVELOPE', responseCode: 451, command: 'RCPT TO' }).permanent).toBe(false);
+    expect(classifySmtpError({ code: 'EENVELOPE', responseCode: 451, command: 'RCPT TO' }).permanent).toBe(
+      false,
+    );
   });
 
   it('treats 5xx replies as permanent, and a refused RCPT as a recipient rejection', () => {

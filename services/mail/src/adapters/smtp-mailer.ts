@@ -32,7 +32,8 @@ export function classifySmtpError(e: unknown): DeliveryError {
     }
     return new DeliveryError(message, false);
   }
-  if (err.code === 'EAUTH' || err.code === 'EENVELOPE' || err.code === 'EMESSAGE') return new DeliveryError(message, true);
+  if (err.code === 'EAUTH' || err.code === 'EENVELOPE' || err.code === 'EMESSAGE')
+    return new DeliveryError(message, true);
   return new DeliveryError(message, false);
 }
 

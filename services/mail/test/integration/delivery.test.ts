@@ -31,7 +31,10 @@ const month = () => `month:${new Date().toISOString().slice(0, 7)}`;
 
 describe('SMTP failures', () => {
   it('retries transient failures with backoff and then delivers once', async () => {
-    const scripted = new ScriptedMailer([new DeliveryError('421 try later', false), new DeliveryError('ECONNRESET', false)], h.mailer);
+    const scripted = new ScriptedMailer(
+      [new DeliveryError('421 try later', false), new DeliveryError('ECONNRESET', false)],
+      h.mailer,
+    );
     h.deps.mailer = scripted;
     try {
       const to = uniqueAddress('retry');
@@ -39,7 +42,9 @@ describe('SMTP failures', () => {
       expect(r.status).toBe(200);
       expect(scripted.calls).toBe(3);
       expect(await h.mailpit.countAfter(to, 400)).toBe(1);
-      const stored = await h.db.collection('messages').findOne({ _id: new ObjectId(r.body.data.id as string) });
+      const stored = await h.db
+        .collection('messages')
+        .findOne({ _id: new ObjectId(r.body.data.id as string) });
       expect(stored).toMatchObject({ status: 'sent', attempts: 3 });
     } finally {
       h.deps.mailer = h.mailer;
@@ -48,7 +53,13 @@ describe('SMTP failures', () => {
 
   it('answers 502 when the server stays unreachable, releases the usage and records mail.failed', async () => {
     const p = newProjectId();
-    const unreachable = new SmtpMailer({ host: '127.0.0.1', port: 1, secure: false, maxConnections: 1, from: 'no-reply@baas.local' });
+    const unreachable = new SmtpMailer({
+      host: '127.0.0.1',
+      port: 1,
+      secure: false,
+      maxConnections: 1,
+      from: 'no-reply@baas.local',
+    });
     h.deps.mailer = unreachable;
     try {
       const r = await sendAs(h, p, { to: uniqueAddress('down'), subject: 's', text: 't' });
@@ -58,8 +69,14 @@ describe('SMTP failures', () => {
       const stored = await h.db.collection('messages').findOne({ projectId: p });
       expect(stored).toMatchObject({ status: 'failed', attempts: 3 });
       const id = (stored?._id as ObjectId).toHexString();
-      await waitUntil(() => h.published.some((e) => e.type === 'mail.failed' && (e.data as { messageId: string }).messageId === id));
-      expect(h.published.find((e) => (e.data as { messageId?: string }).messageId === id)?.data).toMatchObject({ permanent: false });
+      await waitUntil(() =>
+        h.published.some(
+          (e) => e.type === 'mail.failed' && (e.data as { messageId: string }).messageId === id,
+        ),
+      );
+      expect(
+        h.published.find((e) => (e.data as { messageId?: string }).messageId === id)?.data,
+      ).toMatchObject({ permanent: false });
     } finally {
       unreachable.close();
       h.deps.mailer = h.mailer;

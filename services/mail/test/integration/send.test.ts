@@ -1,7 +1,15 @@
 import { ObjectId } from 'mongodb';
 import { requireInfra } from '../../../../test/support/infra';
 import { assertionKey, signAssertion } from '@baas/common';
-import { SECRET, call, newProjectId, sendAs, startHarness, waitUntil, type Harness } from '../support/harness';
+import {
+  SECRET,
+  call,
+  newProjectId,
+  sendAs,
+  startHarness,
+  waitUntil,
+  type Harness,
+} from '../support/harness';
 import { uniqueAddress } from '../support/mailpit';
 import { sweepUsage } from '../../src/domain/usage/sweep-usage';
 
@@ -16,11 +24,21 @@ describe('POST /api/mail/send (direct mode)', () => {
   it('sends html and text over SMTP, records the message and publishes mail.sent', async () => {
     const p = newProjectId();
     const to = uniqueAddress('direct');
-    const r = await sendAs(h, p, { to, subject: 'Hello there', html: '<p>Hi <b>you</b></p>', text: 'Hi you' });
+    const r = await sendAs(h, p, {
+      to,
+      subject: 'Hello there',
+      html: '<p>Hi <b>you</b></p>',
+      text: 'Hi you',
+    });
     expect(r.status).toBe(200);
     expect(r.body).toEqual({
       success: true,
-      data: { id: expect.stringMatching(/^[a-f0-9]{24}$/), provider: 'smtp', monthlyUsage: 1, monthlyLimit: 1000 },
+      data: {
+        id: expect.stringMatching(/^[a-f0-9]{24}$/),
+        provider: 'smtp',
+        monthlyUsage: 1,
+        monthlyLimit: 1000,
+      },
       message: expect.any(String),
     });
     const m = await h.mailpit.waitFor(to);
@@ -33,10 +51,23 @@ describe('POST /api/mail/send (direct mode)', () => {
 
     const stored = await h.db.collection('messages').findOne({ _id: new ObjectId(r.body.data.id as string) });
     expect(stored).toMatchObject({ projectId: p, to, status: 'sent', system: false, attempts: 1 });
-    await waitUntil(() => h.published.some((e) => e.type === 'mail.sent' && (e.data as { messageId: string }).messageId === r.body.data.id));
+    await waitUntil(() =>
+      h.published.some(
+        (e) => e.type === 'mail.sent' && (e.data as { messageId: string }).messageId === r.body.data.id,
+      ),
+    );
     const ev = h.published.find((e) => (e.data as { messageId?: string }).messageId === r.body.data.id);
-    expect(ev).toMatchObject({ type: 'mail.sent', projectId: p, data: { messageId: r.body.data.id, system: false } });
-    await waitUntil(async () => !(await h.db.collection('messages').findOne({ _id: new ObjectId(r.body.data.id as string), _outbox: { $exists: true } })));
+    expect(ev).toMatchObject({
+      type: 'mail.sent',
+      projectId: p,
+      data: { messageId: r.body.data.id, system: false },
+    });
+    await waitUntil(
+      async () =>
+        !(await h.db
+          .collection('messages')
+          .findOne({ _id: new ObjectId(r.body.data.id as string), _outbox: { $exists: true } })),
+    );
   });
 
   it('sends a text-only message', async () => {
@@ -50,10 +81,22 @@ describe('POST /api/mail/send (direct mode)', () => {
 
   it('refuses a publishable key with 403 and a request without project with 401', async () => {
     const p = newProjectId();
-    const pk = await call(h, 'POST', '/api/mail/send', { to: uniqueAddress(), subject: 's', text: 't' }, { projectId: p, keyType: 'publishable' });
+    const pk = await call(
+      h,
+      'POST',
+      '/api/mail/send',
+      { to: uniqueAddress(), subject: 's', text: 't' },
+      { projectId: p, keyType: 'publishable' },
+    );
     expect(pk.status).toBe(403);
     expect(pk.body.code).toBe('SECRET_KEY_REQUIRED');
-    const none = await call(h, 'POST', '/api/mail/send', { to: uniqueAddress(), subject: 's', text: 't' }, {});
+    const none = await call(
+      h,
+      'POST',
+      '/api/mail/send',
+      { to: uniqueAddress(), subject: 's', text: 't' },
+      {},
+    );
     expect(none.status).toBe(401);
   });
 
@@ -67,7 +110,10 @@ describe('POST /api/mail/send (direct mode)', () => {
     ['CR/LF in the recipient', { to: 'a@example.com\r\nBcc: victim@example.com', subject: 's', text: 't' }],
     ['CR/LF in the subject', { to: 'a@example.com', subject: 'hi\r\nBcc: victim@example.com', text: 't' }],
     ['an unknown field', { to: 'a@example.com', subject: 's', text: 't', bcc: 'x@example.com' }],
-    ['both template id and name', { to: 'a@example.com', templateId: new ObjectId().toHexString(), templateName: 'welcome' }],
+    [
+      'both template id and name',
+      { to: 'a@example.com', templateId: new ObjectId().toHexString(), templateName: 'welcome' },
+    ],
     ['a malformed template id', { to: 'a@example.com', templateId: 'not-an-id' }],
     ['template mode mixed with a subject', { to: 'a@example.com', templateName: 'welcome', subject: 's' }],
     ['variables that are not an object', { to: 'a@example.com', templateName: 'welcome', variables: [1] }],
@@ -84,7 +130,11 @@ describe('POST /api/mail/send (direct mode)', () => {
       admin: false,
       projectId: newProjectId(),
       keyType: 'secret',
-      settings: { publicSignups: true, requireEmailVerification: false, limits: { storageBytes: 1, documents: 1, mailMonthly: 5 } },
+      settings: {
+        publicSignups: true,
+        requireEmailVerification: false,
+        limits: { storageBytes: 1, documents: 1, mailMonthly: 5 },
+      },
     });
     const r = await fetch(`${h.baseUrl}/api/mail/send`, {
       method: 'POST',
@@ -97,7 +147,9 @@ describe('POST /api/mail/send (direct mode)', () => {
 
   it('answers 404 for an unknown template id or name', async () => {
     const p = newProjectId();
-    expect((await sendAs(h, p, { to: uniqueAddress(), templateId: new ObjectId().toHexString() })).status).toBe(404);
+    expect(
+      (await sendAs(h, p, { to: uniqueAddress(), templateId: new ObjectId().toHexString() })).status,
+    ).toBe(404);
     const byName = await sendAs(h, p, { to: uniqueAddress(), templateName: 'no-such-template-x' });
     expect(byName.status).toBe(404);
     expect(byName.body.code).toBe('TEMPLATE_NOT_FOUND');
@@ -124,11 +176,18 @@ describe('monthly limit', () => {
   it('counts atomically under concurrency: exactly the limit succeeds', async () => {
     const p = newProjectId();
     const results = await Promise.all(
-      Array.from({ length: 16 }, (_, i) => sendAs(h, p, { to: uniqueAddress('race'), subject: `r${i}`, text: 'x' }, 5)),
+      Array.from({ length: 16 }, (_, i) =>
+        sendAs(h, p, { to: uniqueAddress('race'), subject: `r${i}`, text: 'x' }, 5),
+      ),
     );
     expect(results.filter((r) => r.status === 200)).toHaveLength(5);
     expect(results.filter((r) => r.status === 429)).toHaveLength(11);
-    expect(results.filter((r) => r.status === 200).map((r) => r.body.data.monthlyUsage as number).sort()).toEqual([1, 2, 3, 4, 5]);
+    expect(
+      results
+        .filter((r) => r.status === 200)
+        .map((r) => r.body.data.monthlyUsage as number)
+        .sort(),
+    ).toEqual([1, 2, 3, 4, 5]);
     const month = new Date().toISOString().slice(0, 7);
     expect(await h.db.collection('usage').countDocuments({ projectId: p, bucket: `month:${month}` })).toBe(5);
   });
@@ -144,7 +203,11 @@ describe('monthly limit', () => {
   it('reports usage on the admin API', async () => {
     const p = newProjectId();
     await sendAs(h, p, { to: uniqueAddress(), subject: 's', text: 't' });
-    const r = await call(h, 'GET', `/api/admin/projects/${p}/mail/usage`, undefined, { projectId: p, admin: true, mailMonthly: 7 });
+    const r = await call(h, 'GET', `/api/admin/projects/${p}/mail/usage`, undefined, {
+      projectId: p,
+      admin: true,
+      mailMonthly: 7,
+    });
     expect(r.status).toBe(200);
     expect(r.body).toEqual({ month: new Date().toISOString().slice(0, 7), monthlyUsage: 1, monthlyLimit: 7 });
   });
@@ -156,12 +219,22 @@ describe('usage retention', () => {
     const old = new Date(Date.now() - 70 * 24 * 3600_000);
     await h.db.collection('usage').insertMany([
       { _id: `${p}:month:2000-01:1` as never, projectId: p, bucket: 'month:2000-01', n: 1, at: old },
-      { _id: `${p}:system-day:2000-01-01:1` as never, projectId: p, bucket: 'system-day:2000-01-01', n: 1, at: old },
+      {
+        _id: `${p}:system-day:2000-01-01:1` as never,
+        projectId: p,
+        bucket: 'system-day:2000-01-01',
+        n: 1,
+        at: old,
+      },
     ]);
     await sendAs(h, p, { to: uniqueAddress(), subject: 's', text: 't' });
     await sweepUsage(h.deps);
-    expect(await h.db.collection('usage').find({ projectId: p }).map((d) => d.bucket as string).toArray()).toEqual([
-      `month:${new Date().toISOString().slice(0, 7)}`,
-    ]);
+    expect(
+      await h.db
+        .collection('usage')
+        .find({ projectId: p })
+        .map((d) => d.bucket as string)
+        .toArray(),
+    ).toEqual([`month:${new Date().toISOString().slice(0, 7)}`]);
   });
 });

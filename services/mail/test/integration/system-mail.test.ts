@@ -32,19 +32,40 @@ describe('system mails from auth events', () => {
     expect(m.HTML).toContain('482913');
     expect(m.Text).toContain('482913');
     // mustache escapes `/` and `=` as entities inside the attribute; a mail client decodes them.
-    expect(m.HTML).toContain('href="https:&#x2F;&#x2F;app.example.com&#x2F;verify-email?token&#x3D;482913&amp;email&#x3D;');
+    expect(m.HTML).toContain(
+      'href="https:&#x2F;&#x2F;app.example.com&#x2F;verify-email?token&#x3D;482913&amp;email&#x3D;',
+    );
     expect(await h.mailpit.countAfter(to, 400)).toBe(1);
     const stored = await h.db.collection('messages').findOne({ projectId: p });
-    expect(stored).toMatchObject({ system: true, templateKey: 'verify-email', status: 'sent', causedBy: event.id });
+    expect(stored).toMatchObject({
+      system: true,
+      templateKey: 'verify-email',
+      status: 'sent',
+      causedBy: event.id,
+    });
   });
 
   it('uses the project override of password-reset, and does not count against the monthly limit', async () => {
     const p = newProjectId();
-    const put = await call(h, 'PUT', `/api/admin/projects/${p}/mail/templates/password-reset`, { subject: 'Custom reset', text: 'Your code: {{code}}' }, { projectId: p, admin: true });
+    const put = await call(
+      h,
+      'PUT',
+      `/api/admin/projects/${p}/mail/templates/password-reset`,
+      { subject: 'Custom reset', text: 'Your code: {{code}}' },
+      { projectId: p, admin: true },
+    );
     expect(put.status).toBe(201);
     const to = uniqueAddress('reset');
-    await systemMailHandler(h.deps, h.processed)(
-      createEvent('auth.password_reset_requested', p, { userId: 'u', email: to, code: '777111', expiresAt: new Date().toISOString() }),
+    await systemMailHandler(
+      h.deps,
+      h.processed,
+    )(
+      createEvent('auth.password_reset_requested', p, {
+        userId: 'u',
+        email: to,
+        code: '777111',
+        expiresAt: new Date().toISOString(),
+      }),
     );
     const m = await h.mailpit.waitFor(to);
     expect(m.Subject).toBe('Custom reset');
@@ -83,7 +104,9 @@ describe('system mails from auth events', () => {
   });
 
   it('drops an event with an undeliverable address instead of retrying forever', async () => {
-    await expect(systemMailHandler(h.deps, h.processed)(verification(newProjectId(), 'x\r\nBcc: y@example.com'))).resolves.toBeUndefined();
+    await expect(
+      systemMailHandler(h.deps, h.processed)(verification(newProjectId(), 'x\r\nBcc: y@example.com')),
+    ).resolves.toBeUndefined();
   });
 });
 
@@ -92,7 +115,13 @@ describe('project.deleted', () => {
     const p = newProjectId();
     const keep = newProjectId();
     for (const id of [p, keep]) {
-      await call(h, 'PUT', `/api/admin/projects/${id}/mail/templates/t`, { subject: 's', text: 't' }, { projectId: id, admin: true });
+      await call(
+        h,
+        'PUT',
+        `/api/admin/projects/${id}/mail/templates/t`,
+        { subject: 's', text: 't' },
+        { projectId: id, admin: true },
+      );
       await sendAs(h, id, { to: uniqueAddress(), subject: 's', text: 't' });
     }
     await projectDeletedHandler(h.deps, h.processed)(createEvent('project.deleted', p, {}));

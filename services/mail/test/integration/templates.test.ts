@@ -13,35 +13,81 @@ afterAll(async () => h?.close());
 
 const putProject = (p: ProjectId, key: string, body: unknown) =>
   call(h, 'PUT', `/api/admin/projects/${p}/mail/templates/${key}`, body, { projectId: p, admin: true });
-const putGlobal = (key: string, body: unknown) => call(h, 'PUT', `/api/admin/mail/templates/${key}`, body, { admin: true });
+const putGlobal = (key: string, body: unknown) =>
+  call(h, 'PUT', `/api/admin/mail/templates/${key}`, body, { admin: true });
 const uniqueKey = (tag: string) => `${tag}-${new ObjectId().toHexString().slice(-10)}`;
 
 describe('admin template API', () => {
   it('creates with 201, replaces with 200 keeping the id, lists, reads and deletes a project template', async () => {
     const p = newProjectId();
-    const created = await putProject(p, 'order-shipped', { name: 'Order shipped', subject: 'Shipped {{order}}', html: '<p>{{order}}</p>' });
+    const created = await putProject(p, 'order-shipped', {
+      name: 'Order shipped',
+      subject: 'Shipped {{order}}',
+      html: '<p>{{order}}</p>',
+    });
     expect(created.status).toBe(201);
-    expect(created.body).toMatchObject({ id: expect.stringMatching(/^[a-f0-9]{24}$/), key: 'order-shipped', name: 'Order shipped', scope: 'project', projectId: p });
-    const replaced = await putProject(p, 'order-shipped', { subject: 'Sent {{order}}', text: 'Order {{order}}' });
+    expect(created.body).toMatchObject({
+      id: expect.stringMatching(/^[a-f0-9]{24}$/),
+      key: 'order-shipped',
+      name: 'Order shipped',
+      scope: 'project',
+      projectId: p,
+    });
+    const replaced = await putProject(p, 'order-shipped', {
+      subject: 'Sent {{order}}',
+      text: 'Order {{order}}',
+    });
     expect(replaced.status).toBe(200);
-    expect(replaced.body).toMatchObject({ id: created.body.id, subject: 'Sent {{order}}', text: 'Order {{order}}', html: null });
-    const list = await call(h, 'GET', `/api/admin/projects/${p}/mail/templates`, undefined, { projectId: p, admin: true });
+    expect(replaced.body).toMatchObject({
+      id: created.body.id,
+      subject: 'Sent {{order}}',
+      text: 'Order {{order}}',
+      html: null,
+    });
+    const list = await call(h, 'GET', `/api/admin/projects/${p}/mail/templates`, undefined, {
+      projectId: p,
+      admin: true,
+    });
     expect(list.body.map((t: { key: string }) => t.key)).toEqual(['order-shipped']);
-    const one = await call(h, 'GET', `/api/admin/projects/${p}/mail/templates/order-shipped`, undefined, { projectId: p, admin: true });
+    const one = await call(h, 'GET', `/api/admin/projects/${p}/mail/templates/order-shipped`, undefined, {
+      projectId: p,
+      admin: true,
+    });
     expect(one.body.id).toBe(created.body.id);
-    const del = await call(h, 'DELETE', `/api/admin/projects/${p}/mail/templates/order-shipped`, undefined, { projectId: p, admin: true });
+    const del = await call(h, 'DELETE', `/api/admin/projects/${p}/mail/templates/order-shipped`, undefined, {
+      projectId: p,
+      admin: true,
+    });
     expect(del.status).toBe(200);
     expect(await h.db.collection('templates').countDocuments({ owner: p })).toBe(0);
-    const again = await call(h, 'DELETE', `/api/admin/projects/${p}/mail/templates/order-shipped`, undefined, { projectId: p, admin: true });
+    const again = await call(
+      h,
+      'DELETE',
+      `/api/admin/projects/${p}/mail/templates/order-shipped`,
+      undefined,
+      { projectId: p, admin: true },
+    );
     expect(again.status).toBe(404);
   });
 
   it('refuses a project path that differs from the asserted project, and non-admin callers', async () => {
     const p = newProjectId();
     const other = newProjectId();
-    const r = await call(h, 'PUT', `/api/admin/projects/${other}/mail/templates/x`, { subject: 's', text: 't' }, { projectId: p, admin: true });
+    const r = await call(
+      h,
+      'PUT',
+      `/api/admin/projects/${other}/mail/templates/x`,
+      { subject: 's', text: 't' },
+      { projectId: p, admin: true },
+    );
     expect(r.status).toBe(404);
-    const notAdmin = await call(h, 'PUT', `/api/admin/mail/templates/x`, { subject: 's', text: 't' }, { projectId: p, keyType: 'secret' });
+    const notAdmin = await call(
+      h,
+      'PUT',
+      `/api/admin/mail/templates/x`,
+      { subject: 's', text: 't' },
+      { projectId: p, keyType: 'secret' },
+    );
     expect(notAdmin.status).toBe(401);
   });
 
@@ -60,7 +106,10 @@ describe('admin template API', () => {
 
   it("refuses MJML that does not compile, with the compiler's message", async () => {
     const p = newProjectId();
-    const r = await putProject(p, 'bad-mjml', { subject: 's', mjml: '<mjml><mj-body><mj-section><mj-column><mj-text foo="bar">x</mj-text></mj-column></mj-section></mj-body></mjml>' });
+    const r = await putProject(p, 'bad-mjml', {
+      subject: 's',
+      mjml: '<mjml><mj-body><mj-section><mj-column><mj-text foo="bar">x</mj-text></mj-column></mj-section></mj-body></mjml>',
+    });
     expect(r.status).toBe(400);
     expect(r.body.code).toBe('INVALID_MJML');
     expect(r.body.message).toContain('Attribute foo is illegal');
@@ -86,7 +135,12 @@ describe('template mode', () => {
     const r = await sendAs(h, p, {
       to,
       templateId: t.body.id,
-      variables: { x: '<b>bold</b>', user: { name: 'Ann & Bob' }, link: 'javascript:alert(1)', actionUrl: 'JaVaScRiPt:alert(2)' },
+      variables: {
+        x: '<b>bold</b>',
+        user: { name: 'Ann & Bob' },
+        link: 'javascript:alert(1)',
+        actionUrl: 'JaVaScRiPt:alert(2)',
+      },
     });
     expect(r.status).toBe(200);
     const m = await h.mailpit.waitFor(to);
@@ -118,7 +172,15 @@ describe('template mode', () => {
     const other = newProjectId();
     // Legacy embedded `notification` (the test DB has no global one).
     let to = uniqueAddress('legacy');
-    expect((await sendAs(h, p, { to, templateName: 'notification', variables: { title: 'Legacy title', message: 'm' } })).status).toBe(200);
+    expect(
+      (
+        await sendAs(h, p, {
+          to,
+          templateName: 'notification',
+          variables: { title: 'Legacy title', message: 'm' },
+        })
+      ).status,
+    ).toBe(200);
     expect((await h.mailpit.waitFor(to)).Subject).toBe('Legacy title');
 
     await putGlobal('notification', { subject: 'Global {{title}}', text: 'g' });
@@ -139,7 +201,9 @@ describe('template mode', () => {
     await sendAs(h, other, { to, templateName: 'notification', variables: { title: 'T' } });
     expect((await h.mailpit.waitFor(to)).Subject).toBe('Global T');
 
-    expect((await call(h, 'DELETE', '/api/admin/mail/templates/notification', undefined, { admin: true })).status).toBe(200);
+    expect(
+      (await call(h, 'DELETE', '/api/admin/mail/templates/notification', undefined, { admin: true })).status,
+    ).toBe(200);
     to = uniqueAddress('legacyagain');
     await sendAs(h, other, { to, templateName: 'notification', variables: { title: 'Back' } });
     expect((await h.mailpit.waitFor(to)).Subject).toBe('Back');
@@ -147,7 +211,11 @@ describe('template mode', () => {
 
   it('answers 400 when the subject or body is empty after substitution', async () => {
     const p = newProjectId();
-    const r = await sendAs(h, p, { to: uniqueAddress(), templateName: 'notification', variables: { message: 'no title' } });
+    const r = await sendAs(h, p, {
+      to: uniqueAddress(),
+      templateName: 'notification',
+      variables: { message: 'no title' },
+    });
     expect(r.status).toBe(400);
     expect(r.body.code).toBe('EMPTY_SUBJECT');
     await putProject(p, 'empty-body', { subject: 'ok', html: '<p>{{body}}</p>' });
@@ -163,7 +231,11 @@ describe('template mode', () => {
     await putProject(p, 'inj', { subject: 'Hello {{name}}', text: 'body' });
     const to = uniqueAddress('inj');
     const victim = uniqueAddress('victim');
-    const r = await sendAs(h, p, { to, templateName: 'inj', variables: { name: `x\r\nBcc: ${victim}\r\nX-Evil: 1` } });
+    const r = await sendAs(h, p, {
+      to,
+      templateName: 'inj',
+      variables: { name: `x\r\nBcc: ${victim}\r\nX-Evil: 1` },
+    });
     expect(r.status).toBe(200);
     const m = await h.mailpit.waitFor(to);
     expect(m.Subject).toBe(`Hello x Bcc: ${victim} X-Evil: 1`);
@@ -182,7 +254,15 @@ describe('template mode', () => {
     expect(put.status).toBe(201);
     expect(put.body.compiledHtml).toContain('<!doctype html>');
     const to = uniqueAddress('mjml');
-    expect((await sendAs(h, p, { to, templateName: 'mj', variables: { name: '<Zoe>', ctaUrl: 'https://example.com/a' } })).status).toBe(200);
+    expect(
+      (
+        await sendAs(h, p, {
+          to,
+          templateName: 'mj',
+          variables: { name: '<Zoe>', ctaUrl: 'https://example.com/a' },
+        })
+      ).status,
+    ).toBe(200);
     const m = await h.mailpit.waitFor(to);
     expect(m.HTML).toContain('Hello &lt;Zoe&gt;');
     expect(m.HTML).toContain('href="https:&#x2F;&#x2F;example.com&#x2F;a"');

@@ -45,7 +45,9 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function startHarness(overrides: Partial<MailDeps> & { mailer?: Mailer } = {}): Promise<Harness> {
+export async function startHarness(
+  overrides: Partial<MailDeps> & { mailer?: Mailer } = {},
+): Promise<Harness> {
   const logger = createLogger('mail-test', process.env.LOG_LEVEL ?? 'silent');
   const mongo = await connectMongo(infra.mongoUrl, 'mail-it');
   const db = mongo.db(uniqueDbName('mail_it'));
@@ -59,11 +61,22 @@ export async function startHarness(overrides: Partial<MailDeps> & { mailer?: Mai
 
   const templates = new MongoTemplateRepository(db);
   const usage = new MongoUsageCounter(db);
-  const relay = new OutboxRelay({ collections: () => [db.collection('messages')], publisher: bus, logger, intervalMs: 200 });
+  const relay = new OutboxRelay({
+    collections: () => [db.collection('messages')],
+    publisher: bus,
+    logger,
+    intervalMs: 200,
+  });
   const messages = new MongoMessageRepository(db, (id) => void relay.relayOne(db.collection('messages'), id));
   await Promise.all([templates.ensureIndexes(), usage.ensureIndexes(), messages.ensureIndexes()]);
   relay.start();
-  const mailer = new SmtpMailer({ host: infra.smtpHost, port: infra.smtpPort, secure: false, maxConnections: 3, from: FROM });
+  const mailer = new SmtpMailer({
+    host: infra.smtpHost,
+    port: infra.smtpPort,
+    secure: false,
+    maxConnections: 3,
+    from: FROM,
+  });
   const deps: MailDeps = {
     templates,
     messages,
@@ -129,19 +142,33 @@ export async function call(
     ...(as.projectId ? { projectId: as.projectId } : {}),
     ...(as.keyType ? { keyType: as.keyType } : {}),
     ...(as.projectId
-      ? { settings: { publicSignups: true, requireEmailVerification: false, limits: { storageBytes: 1, documents: 1, mailMonthly: as.mailMonthly ?? 1000 } } }
+      ? {
+          settings: {
+            publicSignups: true,
+            requireEmailVerification: false,
+            limits: { storageBytes: 1, documents: 1, mailMonthly: as.mailMonthly ?? 1000 },
+          },
+        }
       : {}),
   };
   const assertion = await signAssertion(assertionKey(SECRET), 'mail', claims);
   const headers: Record<string, string> = { 'x-gateway-assertion': assertion };
   if (body !== undefined) headers['content-type'] = 'application/json';
-  const r = await fetch(`${h.baseUrl}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const r = await fetch(`${h.baseUrl}${path}`, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   const text = await r.text();
   return { status: r.status, body: text ? JSON.parse(text) : undefined, headers: r.headers };
 }
 
 export const sendAs = (h: Harness, projectId: ProjectId, body: unknown, mailMonthly?: number) =>
-  call(h, 'POST', '/api/mail/send', body, { projectId, keyType: 'secret', ...(mailMonthly !== undefined ? { mailMonthly } : {}) });
+  call(h, 'POST', '/api/mail/send', body, {
+    projectId,
+    keyType: 'secret',
+    ...(mailMonthly !== undefined ? { mailMonthly } : {}),
+  });
 
 export async function waitUntil(cond: () => boolean | Promise<boolean>, timeoutMs = 5000): Promise<void> {
   const deadline = Date.now() + timeoutMs;

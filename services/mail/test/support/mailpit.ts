@@ -66,7 +66,8 @@ export class Mailpit {
     for (;;) {
       const found = await this.to(address);
       if (found.length >= count && found[0]) return this.message(found[0].ID);
-      if (Date.now() > deadline) throw new Error(`no mail to ${address} within the timeout (found ${found.length})`);
+      if (Date.now() > deadline)
+        throw new Error(`no mail to ${address} within the timeout (found ${found.length})`);
       await new Promise((r) => setTimeout(r, 150));
     }
   }

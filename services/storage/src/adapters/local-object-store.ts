@@ -35,7 +35,8 @@ export class LocalObjectStore implements ObjectStore {
 
   private fileOf(key: string): string {
     const full = path.resolve(this.root, key);
-    if (!full.startsWith(this.root + path.sep) || key.includes('\0')) throw new Error(`object key outside the store: ${key}`);
+    if (!full.startsWith(this.root + path.sep) || key.includes('\0'))
+      throw new Error(`object key outside the store: ${key}`);
     return full;
   }
 
@@ -78,15 +79,25 @@ export class LocalObjectStore implements ObjectStore {
   }
 
   /** Key order like S3 (`<dir>/<file>`, byte-wise); temporary files are listed as `.tmp/<id>`. */
-  async list(opts: { prefix?: string; startAfter?: string; limit: number }): Promise<{ items: StoredObject[]; done: boolean }> {
+  async list(opts: {
+    prefix?: string;
+    startAfter?: string;
+    limit: number;
+  }): Promise<{ items: StoredObject[]; done: boolean }> {
     const prefix = opts.prefix ?? '';
     const after = opts.startAfter ?? '';
     const items: StoredObject[] = [];
-    const dirs = (await this.readdir(this.root)).filter((d) => d.isDirectory()).map((d) => d.name).sort();
+    const dirs = (await this.readdir(this.root))
+      .filter((d) => d.isDirectory())
+      .map((d) => d.name)
+      .sort();
     for (const dir of dirs) {
       if (!`${dir}/`.startsWith(prefix) && !prefix.startsWith(`${dir}/`)) continue;
       if (`${dir}/\uffff` <= after) continue;
-      const names = (await this.readdir(path.join(this.root, dir))).filter((f) => f.isFile()).map((f) => f.name).sort();
+      const names = (await this.readdir(path.join(this.root, dir)))
+        .filter((f) => f.isFile())
+        .map((f) => f.name)
+        .sort();
       for (const name of names) {
         const key = `${dir}/${name}`;
         if (key <= after || !key.startsWith(prefix)) continue;

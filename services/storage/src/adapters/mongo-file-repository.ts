@@ -50,7 +50,11 @@ export class MongoFileRepository implements FileRepository {
    * over before the client can cause the next write to it (an upload answered while the relay
    * still pulled its event could otherwise resurrect the record of a quick delete).
    */
-  constructor(db: Db, private readonly afterEventWrite: (coll: Collection, id: string) => Promise<void> = () => Promise.resolve()) {
+  constructor(
+    db: Db,
+    private readonly afterEventWrite: (coll: Collection, id: string) => Promise<void> = () =>
+      Promise.resolve(),
+  ) {
     this.coll = db.collection<FileDoc>('files');
   }
 
@@ -78,7 +82,12 @@ export class MongoFileRepository implements FileRepository {
     await this.coll.updateOne({ _id: path, projectId }, { $inc: { reserved: bytes } });
   }
 
-  async complete(projectId: ProjectId, path: string, size: number, events: EventEnvelope[]): Promise<boolean> {
+  async complete(
+    projectId: ProjectId,
+    path: string,
+    size: number,
+    events: EventEnvelope[],
+  ): Promise<boolean> {
     const r = await this.coll.updateOne(
       { _id: path, projectId, status: 'pending' },
       pushEvents({ $set: { status: 'complete', size, reserved: 0, updatedAt: new Date() } }, events),
@@ -92,18 +101,28 @@ export class MongoFileRepository implements FileRepository {
   }
 
   async findComplete(projectId: ProjectId, path: string): Promise<FileRecord | null> {
-    const d = await this.coll.findOne({ _id: path, projectId, status: 'complete' }, { projection: HIDE_OUTBOX });
+    const d = await this.coll.findOne(
+      { _id: path, projectId, status: 'complete' },
+      { projection: HIDE_OUTBOX },
+    );
     return d ? toRecord(d) : null;
   }
 
-  async deleteComplete(projectId: ProjectId, path: string, events: EventEnvelope[]): Promise<FileRecord | null> {
+  async deleteComplete(
+    projectId: ProjectId,
+    path: string,
+    events: EventEnvelope[],
+  ): Promise<FileRecord | null> {
     // The record stays (marked) until the relay has published file.deleted, then it is purged.
     const update = purgeWithEvents(events) as { $set: Document };
     update.$set = { ...update.$set, status: 'deleted', updatedAt: new Date() };
     // Conditional on `complete`, so of two concurrent deletes only one wins (see KeyedMutex for
     // why this process also serialises them).
     return this.lock.run(path, async () => {
-      const before = await this.coll.findOne({ _id: path, projectId, status: 'complete' }, { projection: HIDE_OUTBOX });
+      const before = await this.coll.findOne(
+        { _id: path, projectId, status: 'complete' },
+        { projection: HIDE_OUTBOX },
+      );
       if (!before) return null;
       const r = await this.coll.updateOne({ _id: path, projectId, status: 'complete' }, update);
       if (r.modifiedCount !== 1) return null;

@@ -60,6 +60,8 @@ export class MongoSweepCursor {
     return (await this.coll.findOne({ _id: 'orphans' }))?.after ?? undefined;
   }
   async set(after: string | undefined): Promise<void> {
-    await this.coll.updateOne({ _id: 'orphans' }, after ? { $set: { after } } : { $unset: { after: '' } }, { upsert: true });
+    await this.coll.updateOne({ _id: 'orphans' }, after ? { $set: { after } } : { $unset: { after: '' } }, {
+      upsert: true,
+    });
   }
 }

@@ -25,7 +25,12 @@ const PART_SIZE = 5 * 1024 * 1024;
 
 function isNotFound(e: unknown): boolean {
   if (!(e instanceof S3ServiceException)) return false;
-  return e.$metadata.httpStatusCode === 404 || e.name === 'NoSuchKey' || e.name === 'NotFound' || e.name === 'NoSuchBucket';
+  return (
+    e.$metadata.httpStatusCode === 404 ||
+    e.name === 'NoSuchKey' ||
+    e.name === 'NotFound' ||
+    e.name === 'NoSuchBucket'
+  );
 }
 
 /** Any S3-compatible server (versitygw locally), path-style, one client per process. */
@@ -109,7 +114,11 @@ export class S3ObjectStore implements ObjectStore {
     }
   }
 
-  async list(opts: { prefix?: string; startAfter?: string; limit: number }): Promise<{ items: StoredObject[]; done: boolean }> {
+  async list(opts: {
+    prefix?: string;
+    startAfter?: string;
+    limit: number;
+  }): Promise<{ items: StoredObject[]; done: boolean }> {
     const r = await this.client.send(
       new ListObjectsV2Command({
         Bucket: this.opts.bucket,

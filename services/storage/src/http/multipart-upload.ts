@@ -6,7 +6,8 @@ import type { UploadInput, UploadResult } from '../domain/files/upload-file';
 /** Room for the multipart envelope (boundaries, part headers, a long file name). */
 export const MULTIPART_OVERHEAD_BYTES = 64 * 1024;
 
-const fileRequired = () => errors.badRequest('FILE_REQUIRED', 'A multipart/form-data body with a file field named "file" is required');
+const fileRequired = () =>
+  errors.badRequest('FILE_REQUIRED', 'A multipart/form-data body with a file field named "file" is required');
 
 export interface ReceiveOptions {
   maxFileBytes: number;
@@ -31,7 +32,14 @@ export function receiveUpload(req: Request, opts: ReceiveOptions): Promise<Uploa
     bb = busboy({
       headers: req.headers,
       // One byte past the limit reaches the meter, which turns it into the 413.
-      limits: { fileSize: opts.maxFileBytes + 1, files: 5, fields: 20, parts: 25, fieldSize: 64 * 1024, headerPairs: 50 },
+      limits: {
+        fileSize: opts.maxFileBytes + 1,
+        files: 5,
+        fields: 20,
+        parts: 25,
+        fieldSize: 64 * 1024,
+        headerPairs: 50,
+      },
     });
   } catch {
     return Promise.reject(fileRequired());

@@ -17,7 +17,15 @@ export function storageRoutes(deps: FileDeps): Router {
       const result = await receiveUpload(req, {
         maxFileBytes: deps.limits.maxFileBytes,
         upload: (input) =>
-          uploadFile(deps, { projectId: ctx.projectId, requestId: ctx.requestId, quotaBytes: ctx.settings.limits?.storageBytes }, input),
+          uploadFile(
+            deps,
+            {
+              projectId: ctx.projectId,
+              requestId: ctx.requestId,
+              quotaBytes: ctx.settings.limits?.storageBytes,
+            },
+            input,
+          ),
       });
       res.status(201).json(result);
     } catch (e) {

@@ -65,7 +65,8 @@ export async function startHarness(driver: Driver, maxFileBytes: number): Promis
     store = s3;
     cleanupStore = async () => {
       const listed = await s3.client.send(new ListObjectsV2Command({ Bucket: bucket }));
-      for (const o of listed.Contents ?? []) await s3.client.send(new DeleteObjectCommand({ Bucket: bucket, Key: o.Key }));
+      for (const o of listed.Contents ?? [])
+        await s3.client.send(new DeleteObjectCommand({ Bucket: bucket, Key: o.Key }));
       await s3.client.send(new DeleteBucketCommand({ Bucket: bucket })).catch(() => undefined);
       s3.client.destroy();
     };
@@ -119,13 +120,21 @@ export async function startHarness(driver: Driver, maxFileBytes: number): Promis
   };
 }
 
-export async function keyAssertion(projectId: ProjectId, storageBytes = 100 * 1024 * 1024, keyType: 'publishable' | 'secret' = 'secret'): Promise<string> {
+export async function keyAssertion(
+  projectId: ProjectId,
+  storageBytes = 100 * 1024 * 1024,
+  keyType: 'publishable' | 'secret' = 'secret',
+): Promise<string> {
   return signAssertion(assertionKey(SECRET), 'storage', {
     requestId: randomBytes(8).toString('hex'),
     admin: false,
     projectId,
     keyType,
-    settings: { publicSignups: true, requireEmailVerification: false, limits: { storageBytes, documents: 1000, mailMonthly: 100 } },
+    settings: {
+      publicSignups: true,
+      requireEmailVerification: false,
+      limits: { storageBytes, documents: 1000, mailMonthly: 100 },
+    },
   });
 }
 
@@ -133,7 +142,12 @@ export async function publicAssertion(): Promise<string> {
   return signAssertion(assertionKey(SECRET), 'storage', { requestId: 'pub', admin: false });
 }
 
-export function form(bytes: Buffer | Uint8Array, filename = 'photo.png', type = 'image/png', field = 'file'): FormData {
+export function form(
+  bytes: Buffer | Uint8Array,
+  filename = 'photo.png',
+  type = 'image/png',
+  field = 'file',
+): FormData {
   const f = new FormData();
   f.append(field, new Blob([bytes], { type }), filename);
   return f;

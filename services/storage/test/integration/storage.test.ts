@@ -5,7 +5,15 @@ import { answerJanitor, createLogger, type ProjectId } from '@baas/common';
 import { requireInfra } from '../../../../test/support/infra';
 import { sweepOrphans } from '../../src/domain/files/sweep-orphans';
 import { deleteProjectFiles } from '../../src/domain/files/delete-project-files';
-import { form, keyAssertion, newProjectId, publicAssertion, startHarness, type Driver, type Harness } from './harness';
+import {
+  form,
+  keyAssertion,
+  newProjectId,
+  publicAssertion,
+  startHarness,
+  type Driver,
+  type Harness,
+} from './harness';
 
 // Over S3's 5 MB part size, so the S3 driver's multipart path (and its abort) is exercised.
 const MAX = 6 * 1024 * 1024;
@@ -21,7 +29,11 @@ describe.each<Driver>(['s3', 'local'])('storage service with the %s driver', (dr
     await h?.close();
   });
 
-  async function upload(pid: ProjectId, body: FormData | string | ReadableStream<Uint8Array>, opts: { quota?: number; headers?: Record<string, string> } = {}) {
+  async function upload(
+    pid: ProjectId,
+    body: FormData | string | ReadableStream<Uint8Array>,
+    opts: { quota?: number; headers?: Record<string, string> } = {},
+  ) {
     const init: RequestInit & { duplex?: 'half' } = {
       method: 'POST',
       headers: { 'x-gateway-assertion': await keyAssertion(pid, opts.quota), ...opts.headers },
@@ -46,7 +58,8 @@ describe.each<Driver>(['s3', 'local'])('storage service with the %s driver', (dr
     return fetch(`${h.url}/files/${path}`, { headers: { 'x-gateway-assertion': await publicAssertion() } });
   }
 
-  const objectsOf = async (pid: ProjectId) => (await h.store.list({ prefix: `${pid}/`, limit: 1000 })).items.map((o) => o.key);
+  const objectsOf = async (pid: ProjectId) =>
+    (await h.store.list({ prefix: `${pid}/`, limit: 1000 })).items.map((o) => o.key);
   const recordsOf = (pid: ProjectId) => h.files.coll.find({ projectId: pid }).toArray();
 
   it('stores an upload under a generated path and serves it publicly with its type', async () => {
@@ -54,10 +67,21 @@ describe.each<Driver>(['s3', 'local'])('storage service with the %s driver', (dr
     const bytes = randomBytes(1000);
     const r = await upload(pid, form(bytes, 'photo.png', 'image/png'));
     expect(r.status).toBe(201);
-    expect(r.body).toEqual({ message: expect.any(String), url: `http://files.test/files/${r.body.path}`, path: expect.stringMatching(new RegExp(`^${pid}/[A-Za-z0-9_-]{22}\\.png$`)), provider: driver });
+    expect(r.body).toEqual({
+      message: expect.any(String),
+      url: `http://files.test/files/${r.body.path}`,
+      path: expect.stringMatching(new RegExp(`^${pid}/[A-Za-z0-9_-]{22}\\.png$`)),
+      provider: driver,
+    });
     expect(await objectsOf(pid)).toEqual([r.body.path]);
     const [rec] = await recordsOf(pid);
-    expect(rec).toMatchObject({ _id: r.body.path, status: 'complete', size: 1000, contentType: 'image/png', reserved: 0 });
+    expect(rec).toMatchObject({
+      _id: r.body.path,
+      status: 'complete',
+      size: 1000,
+      contentType: 'image/png',
+      reserved: 0,
+    });
     expect(await h.quota.used(pid)).toBe(1000);
 
     const got = await getPublic(r.body.path);
@@ -68,7 +92,11 @@ describe.each<Driver>(['s3', 'local'])('storage service with the %s driver', (dr
     expect(Buffer.from(await got.arrayBuffer()).equals(bytes)).toBe(true);
 
     await h.relay.flush();
-    expect(h.events.find((e) => e.type === 'file.uploaded' && e.projectId === pid)?.data).toEqual({ path: r.body.path, size: 1000, contentType: 'image/png' });
+    expect(h.events.find((e) => e.type === 'file.uploaded' && e.projectId === pid)?.data).toEqual({
+      path: r.body.path,
+      size: 1000,
+      contentType: 'image/png',
+    });
   });
 
   it('gives two uploads of the same file name different paths', async () => {
@@ -92,8 +120,13 @@ describe.each<Driver>(['s3', 'local'])('storage service with the %s driver', (dr
     const f = new FormData();
     f.append('other', new Blob([Buffer.from('x')]), 'x.png');
     f.append('file', 'just a text field');
-    expect(await upload(pid, f)).toMatchObject({ status: 400, body: { success: false, code: 'FILE_REQUIRED' } });
-    const json = await upload(pid, JSON.stringify({ file: 'x' }), { headers: { 'content-type': 'application/json' } });
+    expect(await upload(pid, f)).toMatchObject({
+      status: 400,
+      body: { success: false, code: 'FILE_REQUIRED' },
+    });
+    const json = await upload(pid, JSON.stringify({ file: 'x' }), {
+      headers: { 'content-type': 'application/json' },
+    });
     expect(json).toMatchObject({ status: 400, body: { code: 'FILE_REQUIRED' } });
     expect(await objectsOf(pid)).toEqual([]);
     expect(await recordsOf(pid)).toEqual([]);
@@ -113,7 +146,9 @@ describe.each<Driver>(['s3', 'local'])('storage service with the %s driver', (dr
   it('enforces the limit while streaming a body that declares no length', async () => {
     const pid = newProjectId();
     const boundary = 'xBOUNDARYx';
-    const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="s.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`);
+    const head = Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="s.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+    );
     const chunk = Buffer.alloc(256 * 1024, 7);
     let sent = 0;
     const stream = new ReadableStream<Uint8Array>({
@@ -124,7 +159,9 @@ describe.each<Driver>(['s3', 'local'])('storage service with the %s driver', (dr
         ctrl.enqueue(chunk);
       },
     });
-    const r = await upload(pid, stream, { headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } });
+    const r = await upload(pid, stream, {
+      headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+    });
     expect(r).toMatchObject({ status: 413, body: { code: 'PAYLOAD_TOO_LARGE' } });
     expect(await objectsOf(pid)).toEqual([]);
     expect(await recordsOf(pid)).toEqual([]);
@@ -156,7 +193,8 @@ describe.each<Driver>(['s3', 'local'])('storage service with the %s driver', (dr
       s.on('close', () => resolve());
       s.on('error', () => undefined);
     });
-    for (let i = 0; i < 50 && (await recordsOf(pid)).length > 0; i++) await new Promise((r) => setTimeout(r, 100));
+    for (let i = 0; i < 50 && (await recordsOf(pid)).length > 0; i++)
+      await new Promise((r) => setTimeout(r, 100));
     expect(await recordsOf(pid)).toEqual([]);
     expect(await objectsOf(pid)).toEqual([]);
     expect(await h.quota.used(pid)).toBe(0);
@@ -177,9 +215,13 @@ describe.each<Driver>(['s3', 'local'])('storage service with the %s driver', (dr
   it('never overshoots the quota with parallel uploads', async () => {
     const pid = newProjectId();
     const quota = 10 * 1000;
-    const results = await Promise.all(Array.from({ length: 30 }, () => upload(pid, form(randomBytes(1000)), { quota })));
+    const results = await Promise.all(
+      Array.from({ length: 30 }, () => upload(pid, form(randomBytes(1000)), { quota })),
+    );
     const accepted = results.filter((r) => r.status === 201);
-    expect(results.every((r) => r.status === 201 || (r.status === 403 && r.body.code === 'QUOTA_EXCEEDED'))).toBe(true);
+    expect(
+      results.every((r) => r.status === 201 || (r.status === 403 && r.body.code === 'QUOTA_EXCEEDED')),
+    ).toBe(true);
     expect(accepted.length).toBeLessThanOrEqual(10);
     expect(accepted.length).toBeGreaterThan(0);
     const recs = await recordsOf(pid);
@@ -190,7 +232,10 @@ describe.each<Driver>(['s3', 'local'])('storage service with the %s driver', (dr
 
   it('serves html and svg as attachments with nosniff', async () => {
     const pid = newProjectId();
-    for (const [name, type] of [['x.html', 'text/html'], ['x.svg', 'image/svg+xml']] as const) {
+    for (const [name, type] of [
+      ['x.html', 'text/html'],
+      ['x.svg', 'image/svg+xml'],
+    ] as const) {
       const r = await upload(pid, form(Buffer.from('<script>alert(1)</script>'), name, type));
       const got = await getPublic(r.body.path);
       expect(got.status).toBe(200);
@@ -219,7 +264,10 @@ describe.each<Driver>(['s3', 'local'])('storage service with the %s driver', (dr
     expect(await h.quota.used(pid)).toBe(0);
     expect(await del(pid, up.body.path)).toMatchObject({ status: 404, body: { code: 'FILE_NOT_FOUND' } });
     await h.relay.flush();
-    expect(h.events.find((e) => e.type === 'file.deleted' && e.projectId === pid)?.data).toEqual({ path: up.body.path, size: 700 });
+    expect(h.events.find((e) => e.type === 'file.deleted' && e.projectId === pid)?.data).toEqual({
+      path: up.body.path,
+      size: 700,
+    });
     expect(await recordsOf(pid)).toEqual([]);
   });
 
@@ -236,7 +284,14 @@ describe.each<Driver>(['s3', 'local'])('storage service with the %s driver', (dr
     const pid = newProjectId();
     const up = await upload(pid, form(randomBytes(10)));
     const name = up.body.path.split('/')[1];
-    for (const p of [`${pid}/../${pid}/${name}`, `${pid}/..%2f${name}`, `${pid}/%2e%2e/${name}`, `${pid}\\${name}`, `${pid}/${name}\u0000`, `/${up.body.path}`]) {
+    for (const p of [
+      `${pid}/../${pid}/${name}`,
+      `${pid}/..%2f${name}`,
+      `${pid}/%2e%2e/${name}`,
+      `${pid}\\${name}`,
+      `${pid}/${name}\u0000`,
+      `/${up.body.path}`,
+    ]) {
       expect(await del(pid, p)).toMatchObject({ status: 400, body: { code: 'INVALID_PATH' } });
     }
     expect(await del(pid, 123)).toMatchObject({ status: 400 });
@@ -265,17 +320,32 @@ describe.each<Driver>(['s3', 'local'])('storage service with the %s driver', (dr
     const orphan = `${pid}/BBBBBBBBBBBBBBBBBBBBBB.png`;
     await h.store.put(orphan, ReadableFrom('orphan'), 'image/png'); // object without record
     const stale = `${pid}/CCCCCCCCCCCCCCCCCCCCCC.png`;
-    await h.files.insertPending({ path: stale, projectId: pid, status: 'pending', contentType: 'image/png', originalName: 'x', size: 0, reserved: 0, createdAt: new Date(Date.now() - 3600_000) });
+    await h.files.insertPending({
+      path: stale,
+      projectId: pid,
+      status: 'pending',
+      contentType: 'image/png',
+      originalName: 'x',
+      size: 0,
+      reserved: 0,
+      createdAt: new Date(Date.now() - 3600_000),
+    });
     await h.quota.reserve(pid, 500, 1e9);
     await h.files.addReserved(pid, stale, 500);
     await h.store.put(stale, ReadableFrom('half'), 'image/png');
 
     const nc = await connect({ servers: 'nats://127.0.0.1:4222' });
     const subject = `test.storage.sweep.${randomBytes(4).toString('hex')}`;
-    const sub = answerJanitor(nc, subject, createLogger('t', 'silent'), (cmd) => sweepOrphans({ ...h.deps, cursor: h.cursor }, cmd));
+    const sub = answerJanitor(nc, subject, createLogger('t', 'silent'), (cmd) =>
+      sweepOrphans({ ...h.deps, cursor: h.cursor }, cmd),
+    );
     try {
       const ask = async (olderThan: Date): Promise<Record<string, unknown>> => {
-        const m = await nc.request(subject, JSON.stringify({ olderThan: olderThan.toISOString(), batchSize: 1000 }), { timeout: 10000 });
+        const m = await nc.request(
+          subject,
+          JSON.stringify({ olderThan: olderThan.toISOString(), batchSize: 1000 }),
+          { timeout: 10000 },
+        );
         return JSON.parse(m.string()) as Record<string, unknown>;
       };
       // Everything is younger than this: nothing but the stale upload (an hour old) may go.

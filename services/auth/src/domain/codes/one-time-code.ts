@@ -15,7 +15,13 @@ export function tokenDigest(key: Buffer, purpose: CodePurpose, projectId: Projec
   return hmacHex(key, `${purpose}|${projectId}|token|${token}`);
 }
 
-export function otpDigest(key: Buffer, purpose: CodePurpose, projectId: ProjectId, userId: string, otp: string): string {
+export function otpDigest(
+  key: Buffer,
+  purpose: CodePurpose,
+  projectId: ProjectId,
+  userId: string,
+  otp: string,
+): string {
   return hmacHex(key, `${purpose}|${projectId}|${userId}|otp|${otp}`);
 }
 

@@ -32,14 +32,21 @@ export async function checkCode(
   const user = await deps.users.findByEmail(projectId, input.email);
   const code = user?.codes[purpose];
   if (!user || !code || code.expiresAt <= now) throw authErrors.invalidCode();
-  if (!(await deps.claims.reserveAttempt(projectId, code.tokenHash, max, code.expiresAt))) throw authErrors.invalidCode();
+  if (!(await deps.claims.reserveAttempt(projectId, code.tokenHash, max, code.expiresAt)))
+    throw authErrors.invalidCode();
   if (!digestsEqual(code.otpHash, otpDigest(deps.secrets.codes, purpose, projectId, user.id, input.otp)))
     throw authErrors.invalidCode();
   return { user, tokenHash: code.tokenHash };
 }
 
 /** Single use: exactly one caller consumes a code, whatever FerretDB does with racing updates. */
-export async function claimCodeUse(deps: AuthDeps, projectId: ProjectId, user: User, purpose: CodePurpose, tokenHash: string): Promise<void> {
+export async function claimCodeUse(
+  deps: AuthDeps,
+  projectId: ProjectId,
+  user: User,
+  purpose: CodePurpose,
+  tokenHash: string,
+): Promise<void> {
   const expiresAt = user.codes[purpose]?.expiresAt ?? deps.clock();
   if (!(await deps.claims.claimUse(projectId, tokenHash, expiresAt))) throw authErrors.invalidCode();
 }

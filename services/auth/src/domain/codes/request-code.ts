@@ -8,13 +8,31 @@ import { newCode } from './one-time-code';
  * (what the mail service sends) in the same write. A new code replaces the previous one; within
  * CODE_RESEND_INTERVAL_SECONDS of the last one nothing is sent (per-account mail flooding).
  */
-export async function issueResetCode(deps: AuthDeps, projectId: ProjectId, user: User, requestId: string): Promise<boolean> {
+export async function issueResetCode(
+  deps: AuthDeps,
+  projectId: ProjectId,
+  user: User,
+  requestId: string,
+): Promise<boolean> {
   const now = deps.clock();
-  const code = newCode(deps.secrets.codes, 'reset_password', projectId, user.id, now, deps.policy.resetCodeTtlSeconds);
+  const code = newCode(
+    deps.secrets.codes,
+    'reset_password',
+    projectId,
+    user.id,
+    now,
+    deps.policy.resetCodeTtlSeconds,
+  );
   const event = createEvent(
     'auth.password_reset_requested',
     projectId,
-    { userId: user.id, email: user.email, code: code.token, otp: code.otp, expiresAt: code.stored.expiresAt.toISOString() },
+    {
+      userId: user.id,
+      email: user.email,
+      code: code.token,
+      otp: code.otp,
+      expiresAt: code.stored.expiresAt.toISOString(),
+    },
     { requestId },
   );
   const notIssuedAfter = new Date(now.getTime() - deps.policy.codeResendIntervalSeconds * 1000);
@@ -22,7 +40,12 @@ export async function issueResetCode(deps: AuthDeps, projectId: ProjectId, user:
 }
 
 /** Always the same answer, whether or not the email belongs to a user (no enumeration). */
-export async function requestPasswordReset(deps: AuthDeps, projectId: ProjectId, email: string, requestId: string): Promise<void> {
+export async function requestPasswordReset(
+  deps: AuthDeps,
+  projectId: ProjectId,
+  email: string,
+  requestId: string,
+): Promise<void> {
   const user = await deps.users.findByEmail(projectId, email);
   if (user) await issueResetCode(deps, projectId, user, requestId);
 }

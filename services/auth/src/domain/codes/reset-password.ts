@@ -18,7 +18,12 @@ export async function resetPassword(
   const { user, tokenHash } = await checkCode(deps, projectId, 'reset_password', input);
   const passwordHash = await deps.hasher.hash(newPassword);
   await claimCodeUse(deps, projectId, user, 'reset_password', tokenHash);
-  const event = createEvent('user.updated', projectId, { userId: user.id, changed: ['password', 'emailVerified'] }, { requestId });
+  const event = createEvent(
+    'user.updated',
+    projectId,
+    { userId: user.id, changed: ['password', 'emailVerified'] },
+    { requestId },
+  );
   const done = await deps.users.consumeCode(
     projectId,
     user.id,

@@ -15,7 +15,8 @@ export interface AuthKeys {
 
 export function deriveAuthKeys(secret: string): AuthKeys {
   const ikm = Buffer.from(secret, 'utf8');
-  const derive = (label: string) => Buffer.from(hkdfSync('sha256', ikm, Buffer.alloc(0), `baas-auth/${label}/v1`, 32));
+  const derive = (label: string) =>
+    Buffer.from(hkdfSync('sha256', ikm, Buffer.alloc(0), `baas-auth/${label}/v1`, 32));
   return {
     codes: derive('codes'),
     refreshDerivation: derive('refresh-derivation'),

@@ -19,7 +19,11 @@ export interface AccessTokenClaims {
 }
 
 /** An access token as packages/common/src/user-tokens.ts defines it (the verifiers' contract). */
-export async function issueAccessToken(keys: KeyStore, c: AccessTokenClaims, ttlSeconds: number): Promise<string> {
+export async function issueAccessToken(
+  keys: KeyStore,
+  c: AccessTokenClaims,
+  ttlSeconds: number,
+): Promise<string> {
   const { kid, key } = keys.signingKey();
   const now = Math.floor(Date.now() / 1000);
   return new SignJWT({ sid: c.sessionId, email_verified: c.emailVerified })

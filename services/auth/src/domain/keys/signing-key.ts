@@ -1,4 +1,11 @@
-import { createCipheriv, createDecipheriv, generateKeyPairSync, randomBytes, randomUUID, type JsonWebKey } from 'node:crypto';
+import {
+  createCipheriv,
+  createDecipheriv,
+  generateKeyPairSync,
+  randomBytes,
+  randomUUID,
+  type JsonWebKey,
+} from 'node:crypto';
 
 /**
  * Access tokens are signed with Ed25519 keys kept in the auth database. Lifecycle:

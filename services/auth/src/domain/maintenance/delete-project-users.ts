@@ -3,7 +3,12 @@ import type { CodeClaims, SessionRepository, UserRepository, UsersSchemaReposito
 
 /** On project.deleted: the project's users (with their codes), sessions and users schema go. Idempotent. */
 export async function deleteProjectUsers(
-  deps: { users: UserRepository; sessions: SessionRepository; schemas: UsersSchemaRepository; claims: CodeClaims },
+  deps: {
+    users: UserRepository;
+    sessions: SessionRepository;
+    schemas: UsersSchemaRepository;
+    claims: CodeClaims;
+  },
   projectId: ProjectId,
 ): Promise<void> {
   // Sessions first: from then on no refresh token of the project works, even if the rest fails.

@@ -22,7 +22,12 @@ export async function createProject(deps: ProjectDeps, input: CreateProjectInput
     createdAt: now,
     updatedAt: now,
   };
-  const event = createEvent('project.created', project.id, { name: project.name }, { requestId: input.requestId });
+  const event = createEvent(
+    'project.created',
+    project.id,
+    { name: project.name },
+    { requestId: input.requestId },
+  );
   await deps.projects.insert(project, [event]);
   return {
     id: project.id,

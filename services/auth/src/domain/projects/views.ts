@@ -8,7 +8,10 @@ export function projectView(p: Project, defaults: SettingsDefaults) {
     name: p.name,
     settings: effectiveSettings(p.settings, defaults),
     keys: {
-      publishable: { prefix: p.keys.publishable.prefix, createdAt: p.keys.publishable.createdAt.toISOString() },
+      publishable: {
+        prefix: p.keys.publishable.prefix,
+        createdAt: p.keys.publishable.createdAt.toISOString(),
+      },
       secret: { prefix: p.keys.secret.prefix, createdAt: p.keys.secret.createdAt.toISOString() },
     },
     createdAt: p.createdAt.toISOString(),

@@ -14,7 +14,9 @@ export function newRootRefreshToken(): string {
 }
 
 export function successorOf(derivationKey: Buffer, token: string): string {
-  return PREFIX + createHmac('sha256', derivationKey).update(`successor:${token}`, 'utf8').digest('base64url');
+  return (
+    PREFIX + createHmac('sha256', derivationKey).update(`successor:${token}`, 'utf8').digest('base64url')
+  );
 }
 
 export function refreshTokenHash(token: string): string {

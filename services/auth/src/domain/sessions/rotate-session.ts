@@ -14,7 +14,11 @@ import { looksLikeRefreshToken, refreshTokenHash, successorOf } from './refresh-
  *   though the request fails) and the answer is 401 REFRESH_TOKEN_REUSED.
  * However many refreshes race on one token, the family never has more than one live successor.
  */
-export async function rotateSession(deps: AuthDeps, projectId: ProjectId, token: string): Promise<IssuedTokens> {
+export async function rotateSession(
+  deps: AuthDeps,
+  projectId: ProjectId,
+  token: string,
+): Promise<IssuedTokens> {
   if (!looksLikeRefreshToken(token)) throw authErrors.invalidRefreshToken();
   const now = deps.clock();
   const hash = refreshTokenHash(token);

@@ -15,11 +15,23 @@ export async function changePassword(
   requestId: string,
 ): Promise<void> {
   const { user } = caller;
-  if (!(await deps.hasher.verify(user.passwordHash, input.currentPassword))) throw authErrors.invalidCurrentPassword();
+  if (!(await deps.hasher.verify(user.passwordHash, input.currentPassword)))
+    throw authErrors.invalidCurrentPassword();
   const newHash = await deps.hasher.hash(input.newPassword);
-  const event = createEvent('user.updated', projectId, { userId: user.id, changed: ['password'] }, { requestId });
+  const event = createEvent(
+    'user.updated',
+    projectId,
+    { userId: user.id, changed: ['password'] },
+    { requestId },
+  );
   // Conditional on the hash we verified against: a concurrent change makes this one fail.
   if (!(await deps.users.replacePasswordHash(projectId, user.id, user.passwordHash, newHash, [event])))
     throw authErrors.invalidCurrentPassword();
-  await deps.sessions.revokeUserFamilies(projectId, user.id, 'password_changed', deps.clock(), caller.sessionId);
+  await deps.sessions.revokeUserFamilies(
+    projectId,
+    user.id,
+    'password_changed',
+    deps.clock(),
+    caller.sessionId,
+  );
 }

@@ -3,7 +3,12 @@ import type { AuthDeps } from '../deps';
 import { authErrors } from './auth-errors';
 
 /** Removes a user (operator action): sessions end at once, user.deleted goes out with the delete. */
-export async function deleteUser(deps: AuthDeps, projectId: ProjectId, userId: string, requestId: string): Promise<void> {
+export async function deleteUser(
+  deps: AuthDeps,
+  projectId: ProjectId,
+  userId: string,
+  requestId: string,
+): Promise<void> {
   const event = createEvent('user.deleted', projectId, { userId }, { requestId });
   if (!(await deps.users.delete(projectId, userId, [event]))) throw authErrors.userNotFound();
   await deps.sessions.revokeUserFamilies(projectId, userId, 'user_deleted', deps.clock());

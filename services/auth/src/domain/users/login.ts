@@ -16,7 +16,10 @@ export interface LoginInput {
  * one argon2 verify so the timing does not tell them apart. Hashes made with weaker parameters
  * than configured are upgraded here, the only moment the password is known.
  */
-export async function login(deps: AuthDeps, input: LoginInput): Promise<{ user: User; tokens: IssuedTokens }> {
+export async function login(
+  deps: AuthDeps,
+  input: LoginInput,
+): Promise<{ user: User; tokens: IssuedTokens }> {
   const { projectId } = input;
   const user = await deps.users.findByEmail(projectId, normalizeEmail(input.email));
   if (!user) {
@@ -26,7 +29,8 @@ export async function login(deps: AuthDeps, input: LoginInput): Promise<{ user: 
   if (!(await deps.hasher.verify(user.passwordHash, input.password))) throw authErrors.invalidCredentials();
   if (deps.hasher.needsRehash(user.passwordHash)) {
     const upgraded = await deps.hasher.hash(input.password);
-    if (await deps.users.replacePasswordHash(projectId, user.id, user.passwordHash, upgraded, [])) user.passwordHash = upgraded;
+    if (await deps.users.replacePasswordHash(projectId, user.id, user.passwordHash, upgraded, []))
+      user.passwordHash = upgraded;
   }
   if (input.requireEmailVerification && !user.emailVerified) throw authErrors.emailNotVerified();
   return { user, tokens: await startSession(deps, projectId, user) };

@@ -22,7 +22,10 @@ export interface SignupInput {
  * Creates a user with a verification code (user.created and auth.verification_requested are
  * recorded in the same insert) and, unless the project requires verified emails first, a session.
  */
-export async function signup(deps: AuthDeps, input: SignupInput): Promise<{ user: User; tokens?: IssuedTokens }> {
+export async function signup(
+  deps: AuthDeps,
+  input: SignupInput,
+): Promise<{ user: User; tokens?: IssuedTokens }> {
   if (!input.publicSignups) throw authErrors.signupsDisabled();
   const { projectId } = input;
   const fields = (await deps.schemas.get(projectId)) ?? [];
@@ -34,7 +37,14 @@ export async function signup(deps: AuthDeps, input: SignupInput): Promise<{ user
   const passwordHash = await deps.hasher.hash(input.password);
   const now = deps.clock();
   const userId = deps.ids.userId();
-  const code = newCode(deps.secrets.codes, 'verify_email', projectId, userId, now, deps.policy.verificationCodeTtlSeconds);
+  const code = newCode(
+    deps.secrets.codes,
+    'verify_email',
+    projectId,
+    userId,
+    now,
+    deps.policy.verificationCodeTtlSeconds,
+  );
   const meta = { requestId: input.requestId };
   const email = input.email.trim();
   const events = [
@@ -50,7 +60,14 @@ export async function signup(deps: AuthDeps, input: SignupInput): Promise<{ user
   try {
     user = await deps.users.insert(
       projectId,
-      { id: userId, email, passwordHash, profile: input.profile, codes: { verify_email: code.stored }, createdAt: now },
+      {
+        id: userId,
+        email,
+        passwordHash,
+        profile: input.profile,
+        codes: { verify_email: code.stored },
+        createdAt: now,
+      },
       events,
     );
   } catch (e) {

@@ -18,6 +18,8 @@ export async function assertUniqueProfileFields(
     const v = values[f.key];
     if (!f.unique || v === undefined || v === null) continue;
     if (await deps.users.findByProfileField(projectId, f.key, v, exceptUserId))
-      throw errors.duplicateValue(`Duplicate value for ${f.key}`, [{ path: f.key, message: 'already taken' }]);
+      throw errors.duplicateValue(`Duplicate value for ${f.key}`, [
+        { path: f.key, message: 'already taken' },
+      ]);
   }
 }

@@ -35,7 +35,12 @@ export async function updateProfile(
     if (v === null) unset.push(k);
     else set[k] = v;
   }
-  const event = createEvent('user.updated', projectId, { userId: user.id, changed: Object.keys(changes) }, { requestId });
+  const event = createEvent(
+    'user.updated',
+    projectId,
+    { userId: user.id, changed: Object.keys(changes) },
+    { requestId },
+  );
   const updated = await deps.users.updateProfile(projectId, user.id, set, unset, [event]);
   if (!updated) throw authErrors.invalidToken('Session has ended');
   return updated;

@@ -10,15 +10,27 @@ const fields: SchemaField[] = [
 
 describe('validateProfile', () => {
   it('accepts a conforming profile and unknown keys', () => {
-    expect(validateProfile(fields, { username: 'a', age: 3, born: '2000-01-02', prefs: { theme: 'x' }, tags: ['t'], extra: 1 }, 'all')).toEqual([]);
+    expect(
+      validateProfile(
+        fields,
+        { username: 'a', age: 3, born: '2000-01-02', prefs: { theme: 'x' }, tags: ['t'], extra: 1 },
+        'all',
+      ),
+    ).toEqual([]);
   });
   it('reports missing required fields on signup but not on a partial update', () => {
     expect(validateProfile(fields, {}, 'all')).toEqual([{ path: 'username', message: 'is required' }]);
     expect(validateProfile(fields, { age: 1 }, 'present')).toEqual([]);
-    expect(validateProfile(fields, { username: null }, 'present')).toEqual([{ path: 'username', message: 'is required' }]);
+    expect(validateProfile(fields, { username: null }, 'present')).toEqual([
+      { path: 'username', message: 'is required' },
+    ]);
   });
   it('reports wrong types with their paths, nested and in arrays', () => {
-    const out = validateProfile(fields, { username: 1, age: '3', born: 'nope', prefs: { theme: 2 }, tags: ['a', 3] }, 'all');
+    const out = validateProfile(
+      fields,
+      { username: 1, age: '3', born: 'nope', prefs: { theme: 2 }, tags: ['a', 3] },
+      'all',
+    );
     expect(out.map((d) => d.path)).toEqual(['username', 'age', 'born', 'prefs.theme', 'tags.1']);
   });
 });
@@ -37,8 +49,17 @@ describe('unsafeKeys', () => {
 describe('usersSchemaBody', () => {
   it('refuses reserved and duplicate keys and unknown types', () => {
     expect(usersSchemaBody.safeParse({ fields: [{ key: 'email', type: 'String' }] }).success).toBe(false);
-    expect(usersSchemaBody.safeParse({ fields: [{ key: 'a', type: 'String' }, { key: 'a', type: 'Number' }] }).success).toBe(false);
+    expect(
+      usersSchemaBody.safeParse({
+        fields: [
+          { key: 'a', type: 'String' },
+          { key: 'a', type: 'Number' },
+        ],
+      }).success,
+    ).toBe(false);
     expect(usersSchemaBody.safeParse({ fields: [{ key: 'a', type: 'Blob' }] }).success).toBe(false);
-    expect(usersSchemaBody.safeParse({ fields: [{ key: 'a', type: 'String', note: 'kept' }] }).success).toBe(true);
+    expect(usersSchemaBody.safeParse({ fields: [{ key: 'a', type: 'String', note: 'kept' }] }).success).toBe(
+      true,
+    );
   });
 });

@@ -30,7 +30,10 @@ export const schemaFieldSchema: z.ZodType<SchemaField> = z.lazy(() =>
       required: z.boolean().optional(),
       unique: z.boolean().optional(),
       fields: z.array(schemaFieldSchema).max(100).optional(),
-      items: z.object({ type: fieldType, fields: z.array(schemaFieldSchema).max(100).optional() }).loose().optional(),
+      items: z
+        .object({ type: fieldType, fields: z.array(schemaFieldSchema).max(100).optional() })
+        .loose()
+        .optional(),
     })
     .loose(),
 );
@@ -42,8 +45,13 @@ export const usersSchemaBody = z
     const seen = new Set<string>();
     v.fields.forEach((f, i) => {
       if (RESERVED_FIELDS.has(f.key))
-        ctx.addIssue({ code: 'custom', path: ['fields', i, 'key'], message: `"${f.key}" is managed by the server` });
-      if (seen.has(f.key)) ctx.addIssue({ code: 'custom', path: ['fields', i, 'key'], message: 'duplicate key' });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['fields', i, 'key'],
+          message: `"${f.key}" is managed by the server`,
+        });
+      if (seen.has(f.key))
+        ctx.addIssue({ code: 'custom', path: ['fields', i, 'key'], message: 'duplicate key' });
       seen.add(f.key);
     });
   });
@@ -65,7 +73,13 @@ function typeOk(type: FieldType, v: unknown): boolean {
   }
 }
 
-function checkValue(type: FieldType, sub: SchemaField[] | undefined, v: unknown, path: string, out: ErrorDetail[]): void {
+function checkValue(
+  type: FieldType,
+  sub: SchemaField[] | undefined,
+  v: unknown,
+  path: string,
+  out: ErrorDetail[],
+): void {
   if (!typeOk(type, v)) {
     out.push({ path, message: `must be of type ${type}` });
     return;
@@ -100,7 +114,11 @@ function checkObject(
  * be present; `present`: a profile update, where only the fields sent are checked (null clears a
  * field, which a required field refuses). Keys the schema does not declare are stored as given.
  */
-export function validateProfile(fields: SchemaField[], profile: Record<string, unknown>, mode: 'all' | 'present'): ErrorDetail[] {
+export function validateProfile(
+  fields: SchemaField[],
+  profile: Record<string, unknown>,
+  mode: 'all' | 'present',
+): ErrorDetail[] {
   const out: ErrorDetail[] = [];
   checkObject(fields, profile, '', mode, out);
   return out;

@@ -26,7 +26,8 @@ export async function aggregate(
   const def = await requireCollection(deps, caller.projectId, name);
   const includeDeleted = parseBool('include_deleted', includeDeletedRaw);
   const pipeline = (body as { pipeline?: unknown } | undefined)?.pipeline;
-  if (!Array.isArray(pipeline)) throw errors.badRequest('INVALID_PIPELINE', 'pipeline is required and must be an array of stages');
+  if (!Array.isArray(pipeline))
+    throw errors.badRequest('INVALID_PIPELINE', 'pipeline is required and must be an array of stages');
   const { targets } = validatePipeline(pipeline);
 
   const filters = new Map<string, Filter>();
@@ -34,10 +35,22 @@ export async function aggregate(
   for (const target of targets) {
     if (filters.has(target)) continue;
     const tdef = await deps.catalogue.get(caller.projectId, target);
-    if (!tdef) throw errors.badRequest('LOOKUP_FORBIDDEN', `'${target}' is not a registered collection of this project`);
+    if (!tdef)
+      throw errors.badRequest(
+        'LOOKUP_FORBIDDEN',
+        `'${target}' is not a registered collection of this project`,
+      );
     filters.set(target, and(visibility(includeDeleted), await readScope(deps, caller, tdef)));
   }
-  const secured = securePipeline(pipeline as Stage[], name, (c) => filters.get(c) as Filter, AGGREGATION_MAX_ROWS);
-  const rows = await deps.documents.forProject(caller.projectId).collection(name).aggregate(secured, deps.limits.queryMaxTimeMs);
+  const secured = securePipeline(
+    pipeline as Stage[],
+    name,
+    (c) => filters.get(c) as Filter,
+    AGGREGATION_MAX_ROWS,
+  );
+  const rows = await deps.documents
+    .forProject(caller.projectId)
+    .collection(name)
+    .aggregate(secured, deps.limits.queryMaxTimeMs);
   return rows.map(rowView);
 }

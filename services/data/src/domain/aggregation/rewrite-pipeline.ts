@@ -17,18 +17,26 @@ function rewriteStages(stages: Stage[], filterFor: ReadFilterFor): Stage[] {
     switch (name) {
       case '$facet': {
         const out: Record<string, Stage[]> = {};
-        for (const [k, sub] of Object.entries(spec as Record<string, Stage[]>)) out[k] = rewriteStages(sub, filterFor);
+        for (const [k, sub] of Object.entries(spec as Record<string, Stage[]>))
+          out[k] = rewriteStages(sub, filterFor);
         return { $facet: out };
       }
       case '$lookup': {
         // localField/foreignField stay (MongoDB >= 5.0 combines them with a pipeline), so the
         // join keeps its semantics while the sub-pipeline starts with the target's read filter.
         const s = spec as Record<string, unknown> & { from: string; pipeline?: Stage[] };
-        return { $lookup: { ...s, pipeline: guarded(filterFor(s.from), rewriteStages(s.pipeline ?? [], filterFor)) } };
+        return {
+          $lookup: { ...s, pipeline: guarded(filterFor(s.from), rewriteStages(s.pipeline ?? [], filterFor)) },
+        };
       }
       case '$unionWith': {
         const s = typeof spec === 'string' ? { coll: spec } : (spec as { coll: string; pipeline?: Stage[] });
-        return { $unionWith: { coll: s.coll, pipeline: guarded(filterFor(s.coll), rewriteStages(s.pipeline ?? [], filterFor)) } };
+        return {
+          $unionWith: {
+            coll: s.coll,
+            pipeline: guarded(filterFor(s.coll), rewriteStages(s.pipeline ?? [], filterFor)),
+          },
+        };
       }
       case '$graphLookup': {
         const s = spec as Record<string, unknown> & { from: string; restrictSearchWithMatch?: Filter };
@@ -47,7 +55,12 @@ function rewriteStages(stages: Stage[], filterFor: ReadFilterFor): Stage[] {
  * lead), then the client's stages with every collection they reach filtered the same way, then a
  * cap on the number of rows.
  */
-export function securePipeline(pipeline: Stage[], collection: string, filterFor: ReadFilterFor, maxRows: number): Stage[] {
+export function securePipeline(
+  pipeline: Stage[],
+  collection: string,
+  filterFor: ReadFilterFor,
+  maxRows: number,
+): Stage[] {
   const first = pipeline[0];
   const lead = first && FIRST_ONLY_STAGES.has(Object.keys(first)[0] as string) ? [first] : [];
   const rest = rewriteStages(pipeline.slice(lead.length), filterFor);

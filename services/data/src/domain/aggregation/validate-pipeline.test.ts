@@ -13,13 +13,43 @@ const code = (pipeline: unknown): string | undefined => {
 describe('aggregation pipeline validator', () => {
   it.each([
     [[{ $match: { a: 1 } }, { $group: { _id: '$a', n: { $sum: 1 } } }, { $sort: { n: -1 } }, { $limit: 5 }]],
-    [[{ $project: { a: 1 } }, { $addFields: { b: { $concat: ['$a', 'x'] } } }, { $unset: 'b' }, { $count: 'n' }]],
+    [
+      [
+        { $project: { a: 1 } },
+        { $addFields: { b: { $concat: ['$a', 'x'] } } },
+        { $unset: 'b' },
+        { $count: 'n' },
+      ],
+    ],
     [[{ $facet: { a: [{ $match: {} }], b: [{ $count: 'n' }] } }]],
     [[{ $lookup: { from: 'orders', localField: 'a', foreignField: 'b', as: 'o' } }]],
-    [[{ $lookup: { from: 'orders', let: { x: '$a' }, pipeline: [{ $match: { $expr: { $eq: ['$b', '$$x'] } } }], as: 'o' } }]],
+    [
+      [
+        {
+          $lookup: {
+            from: 'orders',
+            let: { x: '$a' },
+            pipeline: [{ $match: { $expr: { $eq: ['$b', '$$x'] } } }],
+            as: 'o',
+          },
+        },
+      ],
+    ],
     [[{ $unionWith: 'orders' }]],
     [[{ $unionWith: { coll: 'orders', pipeline: [{ $project: { a: 1 } }] } }]],
-    [[{ $graphLookup: { from: 'orders', startWith: '$a', connectFromField: 'a', connectToField: 'b', as: 'g' } }]],
+    [
+      [
+        {
+          $graphLookup: {
+            from: 'orders',
+            startWith: '$a',
+            connectFromField: 'a',
+            connectToField: 'b',
+            as: 'g',
+          },
+        },
+      ],
+    ],
     [[{ $geoNear: { near: { type: 'Point', coordinates: [0, 0] }, distanceField: 'd' } }, { $limit: 1 }]],
     [[]],
   ])('accepts a valid pipeline %#', (p) => {
@@ -30,16 +60,44 @@ describe('aggregation pipeline validator', () => {
     ['$out at top level', [{ $out: 'x' }], 'BLOCKED_STAGE'],
     ['$merge at top level', [{ $merge: { into: 'x' } }], 'BLOCKED_STAGE'],
     ['$out inside $facet', [{ $facet: { a: [{ $out: 'x' }] } }], 'BLOCKED_STAGE'],
-    ['$merge inside $lookup.pipeline', [{ $lookup: { from: 'o', pipeline: [{ $merge: 'x' }], as: 'y' } }], 'BLOCKED_STAGE'],
-    ['$out inside $unionWith.pipeline', [{ $unionWith: { coll: 'o', pipeline: [{ $out: 'x' }] } }], 'BLOCKED_STAGE'],
+    [
+      '$merge inside $lookup.pipeline',
+      [{ $lookup: { from: 'o', pipeline: [{ $merge: 'x' }], as: 'y' } }],
+      'BLOCKED_STAGE',
+    ],
+    [
+      '$out inside $unionWith.pipeline',
+      [{ $unionWith: { coll: 'o', pipeline: [{ $out: 'x' }] } }],
+      'BLOCKED_STAGE',
+    ],
     ['$where in $match', [{ $match: { $where: 'sleep(1000)' } }], 'BLOCKED_OPERATOR'],
     ['$where nested in $and', [{ $match: { $and: [{ a: 1 }, { $where: 'true' }] } }], 'BLOCKED_OPERATOR'],
-    ['$function in $expr', [{ $match: { $expr: { $function: { body: 'x', args: [], lang: 'js' } } } }], 'BLOCKED_OPERATOR'],
-    ['$function in $addFields', [{ $addFields: { x: { $function: { body: 'x', args: [], lang: 'js' } } } }], 'BLOCKED_OPERATOR'],
-    ['$function inside $cond', [{ $project: { x: { $cond: [true, { $function: {} }, 1] } } }], 'BLOCKED_OPERATOR'],
-    ['$function inside $map.in', [{ $project: { x: { $map: { input: '$a', in: { $function: {} } } } } }], 'BLOCKED_OPERATOR'],
+    [
+      '$function in $expr',
+      [{ $match: { $expr: { $function: { body: 'x', args: [], lang: 'js' } } } }],
+      'BLOCKED_OPERATOR',
+    ],
+    [
+      '$function in $addFields',
+      [{ $addFields: { x: { $function: { body: 'x', args: [], lang: 'js' } } } }],
+      'BLOCKED_OPERATOR',
+    ],
+    [
+      '$function inside $cond',
+      [{ $project: { x: { $cond: [true, { $function: {} }, 1] } } }],
+      'BLOCKED_OPERATOR',
+    ],
+    [
+      '$function inside $map.in',
+      [{ $project: { x: { $map: { input: '$a', in: { $function: {} } } } } }],
+      'BLOCKED_OPERATOR',
+    ],
     ['$accumulator in $group', [{ $group: { _id: null, x: { $accumulator: {} } } }], 'BLOCKED_OPERATOR'],
-    ['$where deep in $facet > $lookup', [{ $facet: { a: [{ $lookup: { from: 'o', pipeline: [{ $match: { $where: '1' } }], as: 'x' } }] } }], 'BLOCKED_OPERATOR'],
+    [
+      '$where deep in $facet > $lookup',
+      [{ $facet: { a: [{ $lookup: { from: 'o', pipeline: [{ $match: { $where: '1' } }], as: 'x' } }] } }],
+      'BLOCKED_OPERATOR',
+    ],
     ['unicode-escaped $out', JSON.parse('[{"\\u0024out": "x"}]'), 'BLOCKED_STAGE'],
     ['$currentOp', [{ $currentOp: {} }], 'BLOCKED_OPERATOR'],
     ['$collStats', [{ $collStats: {} }], 'BLOCKED_OPERATOR'],
@@ -49,16 +107,66 @@ describe('aggregation pipeline validator', () => {
     ['$indexStats', [{ $indexStats: {} }], 'BLOCKED_OPERATOR'],
     ['internal stage', [{ $_internalInhibitOptimization: {} }], 'BLOCKED_OPERATOR'],
     ['unknown stage', [{ $foo: {} }], 'UNKNOWN_STAGE'],
-    ['$lookup into another db', [{ $lookup: { from: { db: 'baas_auth', coll: 'users' }, localField: 'a', foreignField: 'b', as: 'x' } }], 'CROSS_DATABASE_ACCESS'],
-    ['$unionWith into another db', [{ $unionWith: { coll: { db: 'other', coll: 'x' } } }], 'CROSS_DATABASE_ACCESS'],
-    ['$lookup into users', [{ $lookup: { from: 'users', localField: 'a', foreignField: 'b', as: 'x' } }], 'LOOKUP_FORBIDDEN'],
-    ['$lookup into Users', [{ $lookup: { from: 'Users', localField: 'a', foreignField: 'b', as: 'x' } }], 'LOOKUP_FORBIDDEN'],
+    [
+      '$lookup into another db',
+      [
+        {
+          $lookup: { from: { db: 'baas_auth', coll: 'users' }, localField: 'a', foreignField: 'b', as: 'x' },
+        },
+      ],
+      'CROSS_DATABASE_ACCESS',
+    ],
+    [
+      '$unionWith into another db',
+      [{ $unionWith: { coll: { db: 'other', coll: 'x' } } }],
+      'CROSS_DATABASE_ACCESS',
+    ],
+    [
+      '$lookup into users',
+      [{ $lookup: { from: 'users', localField: 'a', foreignField: 'b', as: 'x' } }],
+      'LOOKUP_FORBIDDEN',
+    ],
+    [
+      '$lookup into Users',
+      [{ $lookup: { from: 'Users', localField: 'a', foreignField: 'b', as: 'x' } }],
+      'LOOKUP_FORBIDDEN',
+    ],
     ['$unionWith users', [{ $unionWith: 'users' }], 'LOOKUP_FORBIDDEN'],
-    ['$graphLookup users', [{ $graphLookup: { from: 'users', startWith: '$a', connectFromField: 'a', connectToField: 'b', as: 'g' } }], 'LOOKUP_FORBIDDEN'],
-    ['$lookup into system.profile', [{ $lookup: { from: 'system.profile', localField: 'a', foreignField: 'b', as: 'x' } }], 'LOOKUP_FORBIDDEN'],
-    ['$lookup into a dotted name', [{ $lookup: { from: 'other.coll', localField: 'a', foreignField: 'b', as: 'x' } }], 'LOOKUP_FORBIDDEN'],
-    ['$lookup with an unknown option', [{ $lookup: { from: 'o', localField: 'a', foreignField: 'b', as: 'x', db: 'y' } }], 'INVALID_PIPELINE'],
-    ['$lookup without from', [{ $lookup: { pipeline: [{ $documents: [] }], as: 'x' } }], 'CROSS_DATABASE_ACCESS'],
+    [
+      '$graphLookup users',
+      [
+        {
+          $graphLookup: {
+            from: 'users',
+            startWith: '$a',
+            connectFromField: 'a',
+            connectToField: 'b',
+            as: 'g',
+          },
+        },
+      ],
+      'LOOKUP_FORBIDDEN',
+    ],
+    [
+      '$lookup into system.profile',
+      [{ $lookup: { from: 'system.profile', localField: 'a', foreignField: 'b', as: 'x' } }],
+      'LOOKUP_FORBIDDEN',
+    ],
+    [
+      '$lookup into a dotted name',
+      [{ $lookup: { from: 'other.coll', localField: 'a', foreignField: 'b', as: 'x' } }],
+      'LOOKUP_FORBIDDEN',
+    ],
+    [
+      '$lookup with an unknown option',
+      [{ $lookup: { from: 'o', localField: 'a', foreignField: 'b', as: 'x', db: 'y' } }],
+      'INVALID_PIPELINE',
+    ],
+    [
+      '$lookup without from',
+      [{ $lookup: { pipeline: [{ $documents: [] }], as: 'x' } }],
+      'CROSS_DATABASE_ACCESS',
+    ],
     ['$geoNear not first', [{ $match: {} }, { $geoNear: {} }], 'INVALID_PIPELINE'],
     ['$search inside $facet', [{ $facet: { a: [{ $search: {} }] } }], 'INVALID_PIPELINE'],
     ['a stage with two operators', [{ $match: {}, $limit: 1 }], 'INVALID_PIPELINE'],
@@ -82,7 +190,8 @@ describe('aggregation pipeline validator', () => {
   });
 
   it('accepts sub-pipelines nested to the maximum depth and rejects deeper ones', () => {
-    const nest = (d: number): unknown[] => (d === 0 ? [{ $match: {} }] : [{ $lookup: { from: 'o', pipeline: nest(d - 1), as: 'x' } }]);
+    const nest = (d: number): unknown[] =>
+      d === 0 ? [{ $match: {} }] : [{ $lookup: { from: 'o', pipeline: nest(d - 1), as: 'x' } }];
     expect(code(nest(AGGREGATION_LIMITS.maxPipelineDepth))).toBeUndefined();
     expect(code(nest(AGGREGATION_LIMITS.maxPipelineDepth + 1))).toBe('PIPELINE_TOO_DEEP');
   });
@@ -125,18 +234,38 @@ describe('secured pipeline', () => {
       [
         { $lookup: { from: 'a', localField: 'x', foreignField: 'y', as: 'z' } },
         { $facet: { f: [{ $unionWith: 'b' }] } },
-        { $graphLookup: { from: 'c', startWith: '$x', connectFromField: 'x', connectToField: 'y', as: 'g', restrictSearchWithMatch: { k: 1 } } },
+        {
+          $graphLookup: {
+            from: 'c',
+            startWith: '$x',
+            connectFromField: 'x',
+            connectToField: 'y',
+            as: 'g',
+            restrictSearchWithMatch: { k: 1 },
+          },
+        },
       ],
       'main',
       filterFor,
       1000,
     );
     const text = JSON.stringify(out);
-    const lookup = out.find((s) => '$lookup' in s) as { $lookup: { pipeline: unknown[]; localField: string } };
+    const lookup = out.find((s) => '$lookup' in s) as {
+      $lookup: { pipeline: unknown[]; localField: string };
+    };
     expect(lookup.$lookup.pipeline[0]).toEqual({ $match: filterFor('a') });
     expect(lookup.$lookup.localField).toBe('x');
-    expect(text).toContain(JSON.stringify({ $unionWith: { coll: 'b', pipeline: [{ $match: filterFor('b') }, { $unset: ['_outbox', '_purgeAfterRelay'] }] } }));
-    const graph = out.find((s) => '$graphLookup' in s) as { $graphLookup: { restrictSearchWithMatch: unknown } };
+    expect(text).toContain(
+      JSON.stringify({
+        $unionWith: {
+          coll: 'b',
+          pipeline: [{ $match: filterFor('b') }, { $unset: ['_outbox', '_purgeAfterRelay'] }],
+        },
+      }),
+    );
+    const graph = out.find((s) => '$graphLookup' in s) as {
+      $graphLookup: { restrictSearchWithMatch: unknown };
+    };
     expect(graph.$graphLookup.restrictSearchWithMatch).toEqual({ $and: [filterFor('c'), { k: 1 }] });
   });
 });

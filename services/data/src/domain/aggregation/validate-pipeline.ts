@@ -11,19 +11,61 @@ export const AGGREGATION_LIMITS = {
 };
 
 const ALLOWED_STAGES = new Set([
-  '$match', '$project', '$addFields', '$set', '$unset', '$group', '$sort', '$limit', '$skip', '$count',
-  '$unwind', '$bucket', '$bucketAuto', '$sortByCount', '$replaceRoot', '$replaceWith', '$sample',
-  '$setWindowFields', '$densify', '$fill', '$facet', '$redact', '$lookup', '$unionWith', '$graphLookup',
-  '$geoNear', '$search',
+  '$match',
+  '$project',
+  '$addFields',
+  '$set',
+  '$unset',
+  '$group',
+  '$sort',
+  '$limit',
+  '$skip',
+  '$count',
+  '$unwind',
+  '$bucket',
+  '$bucketAuto',
+  '$sortByCount',
+  '$replaceRoot',
+  '$replaceWith',
+  '$sample',
+  '$setWindowFields',
+  '$densify',
+  '$fill',
+  '$facet',
+  '$redact',
+  '$lookup',
+  '$unionWith',
+  '$graphLookup',
+  '$geoNear',
+  '$search',
 ]);
 /** They must be the first stage, so the RLS `$match` goes right after them. */
 export const FIRST_ONLY_STAGES = new Set(['$geoNear', '$search']);
 /** Writes, server-side JavaScript and server introspection: refused at any depth. */
 const BLOCKED_KEYS = new Set([
-  '$out', '$merge', '$where', '$function', '$accumulator', '$currentOp', '$listSessions', '$listLocalSessions',
-  '$collStats', '$indexStats', '$planCacheStats', '$queryStats', '$changeStream', '$changeStreamSplitLargeEvent',
-  '$documents', '$listSearchIndexes', '$listSampledQueries', '$shardedDataDistribution', '$querySettings',
-  '$searchMeta', '$vectorSearch', '$listClusterCatalog', '$listCatalog',
+  '$out',
+  '$merge',
+  '$where',
+  '$function',
+  '$accumulator',
+  '$currentOp',
+  '$listSessions',
+  '$listLocalSessions',
+  '$collStats',
+  '$indexStats',
+  '$planCacheStats',
+  '$queryStats',
+  '$changeStream',
+  '$changeStreamSplitLargeEvent',
+  '$documents',
+  '$listSearchIndexes',
+  '$listSampledQueries',
+  '$shardedDataDistribution',
+  '$querySettings',
+  '$searchMeta',
+  '$vectorSearch',
+  '$listClusterCatalog',
+  '$listCatalog',
 ]);
 const BLOCKED_VARIABLES = ['$$USER_ROLES', '$$SEARCH_META', '$$CLUSTER_TIME'];
 const LOOKUP_KEYS = new Set(['from', 'localField', 'foreignField', 'let', 'pipeline', 'as']);
@@ -43,7 +85,8 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
 function walkExpression(v: unknown, depth: number): void {
   if (depth > AGGREGATION_LIMITS.maxJsonDepth) blocked('PIPELINE_TOO_DEEP', 'Pipeline nested too deeply');
   if (typeof v === 'string') {
-    if (BLOCKED_VARIABLES.some((b) => v.startsWith(b))) blocked('BLOCKED_OPERATOR', `Variable ${v.slice(0, 40)} is not allowed`);
+    if (BLOCKED_VARIABLES.some((b) => v.startsWith(b)))
+      blocked('BLOCKED_OPERATOR', `Variable ${v.slice(0, 40)} is not allowed`);
     return;
   }
   if (Array.isArray(v)) {
@@ -54,7 +97,8 @@ function walkExpression(v: unknown, depth: number): void {
   for (const [k, x] of Object.entries(v)) {
     if (k.includes('\0')) blocked('BLOCKED_OPERATOR', 'Keys may not contain NUL');
     if (k === '__proto__') blocked('BLOCKED_OPERATOR', 'Key __proto__ is not allowed');
-    if (BLOCKED_KEYS.has(k)) blocked(k === '$out' || k === '$merge' ? 'BLOCKED_STAGE' : 'BLOCKED_OPERATOR', `${k} is not allowed`);
+    if (BLOCKED_KEYS.has(k))
+      blocked(k === '$out' || k === '$merge' ? 'BLOCKED_STAGE' : 'BLOCKED_OPERATOR', `${k} is not allowed`);
     if (k.startsWith('$_')) blocked('BLOCKED_OPERATOR', `${k.slice(0, 40)} is not allowed`);
     walkExpression(x, depth + 1);
   }
@@ -76,15 +120,20 @@ interface Walk {
 
 function validateStages(pipeline: unknown, depth: number, w: Walk, nested: boolean): void {
   if (!Array.isArray(pipeline)) blocked('INVALID_PIPELINE', 'pipeline must be an array of stages');
-  if (depth > AGGREGATION_LIMITS.maxPipelineDepth) blocked('PIPELINE_TOO_DEEP', 'Sub-pipelines nested too deeply');
+  if (depth > AGGREGATION_LIMITS.maxPipelineDepth)
+    blocked('PIPELINE_TOO_DEEP', 'Sub-pipelines nested too deeply');
   pipeline.forEach((stage: unknown, index: number) => {
     w.stages++;
-    if (w.stages > AGGREGATION_LIMITS.maxStages) blocked('PIPELINE_TOO_LONG', `At most ${AGGREGATION_LIMITS.maxStages} stages`);
+    if (w.stages > AGGREGATION_LIMITS.maxStages)
+      blocked('PIPELINE_TOO_LONG', `At most ${AGGREGATION_LIMITS.maxStages} stages`);
     if (!isPlainObject(stage) || Object.keys(stage).length !== 1)
       blocked('INVALID_PIPELINE', 'Each stage must be an object with exactly one stage operator');
     const [name, spec] = Object.entries(stage)[0] as [string, unknown];
     if (BLOCKED_KEYS.has(name) || name.startsWith('$_'))
-      blocked(name === '$out' || name === '$merge' ? 'BLOCKED_STAGE' : 'BLOCKED_OPERATOR', `Stage ${name.slice(0, 40)} is not allowed`);
+      blocked(
+        name === '$out' || name === '$merge' ? 'BLOCKED_STAGE' : 'BLOCKED_OPERATOR',
+        `Stage ${name.slice(0, 40)} is not allowed`,
+      );
     if (!ALLOWED_STAGES.has(name)) blocked('UNKNOWN_STAGE', `Stage ${name.slice(0, 40)} is not allowed`);
     if (FIRST_ONLY_STAGES.has(name) && (index !== 0 || nested))
       blocked('INVALID_PIPELINE', `${name} is only allowed as the first stage of the pipeline`);
@@ -96,7 +145,8 @@ function validateStages(pipeline: unknown, depth: number, w: Walk, nested: boole
       }
       case '$lookup': {
         if (!isPlainObject(spec)) blocked('INVALID_PIPELINE', '$lookup takes an object');
-        for (const k of Object.keys(spec)) if (!LOOKUP_KEYS.has(k)) blocked('INVALID_PIPELINE', `$lookup.${k.slice(0, 40)} is not supported`);
+        for (const k of Object.keys(spec))
+          if (!LOOKUP_KEYS.has(k)) blocked('INVALID_PIPELINE', `$lookup.${k.slice(0, 40)} is not supported`);
         w.targets.add(targetName(spec.from, '$lookup'));
         const { pipeline: sub, ...rest } = spec;
         walkExpression(rest, depth + 2);
@@ -111,7 +161,9 @@ function validateStages(pipeline: unknown, depth: number, w: Walk, nested: boole
           return;
         }
         if (!isPlainObject(spec)) blocked('INVALID_PIPELINE', '$unionWith takes a name or an object');
-        for (const k of Object.keys(spec)) if (!UNION_KEYS.has(k)) blocked('INVALID_PIPELINE', `$unionWith.${k.slice(0, 40)} is not supported`);
+        for (const k of Object.keys(spec))
+          if (!UNION_KEYS.has(k))
+            blocked('INVALID_PIPELINE', `$unionWith.${k.slice(0, 40)} is not supported`);
         w.targets.add(targetName(spec.coll, '$unionWith'));
         if (spec.pipeline !== undefined) validateStages(spec.pipeline, depth + 1, w, true);
         return;

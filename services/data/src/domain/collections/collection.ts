@@ -53,19 +53,21 @@ export function isValidCollectionName(name: string): boolean {
   return COLLECTION_NAME_RE.test(name) && !isReservedCollectionName(name);
 }
 
-const typeSchema = z
-  .string()
-  .transform((t, ctx) => {
-    const found = FIELD_TYPES.find((f) => f.toLowerCase() === t.toLowerCase());
-    if (!found) {
-      ctx.addIssue({ code: 'custom', message: `type must be one of ${FIELD_TYPES.join(', ')}` });
-      return z.NEVER;
-    }
-    return found;
-  });
+const typeSchema = z.string().transform((t, ctx) => {
+  const found = FIELD_TYPES.find((f) => f.toLowerCase() === t.toLowerCase());
+  if (!found) {
+    ctx.addIssue({ code: 'custom', message: `type must be one of ${FIELD_TYPES.join(', ')}` });
+    return z.NEVER;
+  }
+  return found;
+});
 
 const itemSchema: z.ZodType<ItemDef> = z.lazy(() =>
-  z.object({ type: typeSchema, fields: z.array(fieldSchema).max(200).optional(), items: itemSchema.optional() }),
+  z.object({
+    type: typeSchema,
+    fields: z.array(fieldSchema).max(200).optional(),
+    items: itemSchema.optional(),
+  }),
 );
 
 const fieldSchema: z.ZodType<FieldDef> = z.lazy(() =>

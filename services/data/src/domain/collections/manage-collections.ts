@@ -7,19 +7,32 @@ export async function listCollections(deps: DataDeps, projectId: ProjectId): Pro
 }
 
 /** The registered collection, or 404: data of an unregistered collection can be neither sent nor read. */
-export async function requireCollection(deps: DataDeps, projectId: ProjectId, name: string): Promise<CollectionDef> {
+export async function requireCollection(
+  deps: DataDeps,
+  projectId: ProjectId,
+  name: string,
+): Promise<CollectionDef> {
   if (name.toLowerCase() === 'users') throw errors.usersCollectionReserved();
   const def = isValidCollectionName(name) ? await deps.catalogue.get(projectId, name) : null;
   if (!def) throw errors.notFound('COLLECTION_NOT_FOUND', `Collection '${name.slice(0, 64)}' not found`);
   return def;
 }
 
-export async function getCollection(deps: DataDeps, projectId: ProjectId, name: string): Promise<CollectionView> {
+export async function getCollection(
+  deps: DataDeps,
+  projectId: ProjectId,
+  name: string,
+): Promise<CollectionView> {
   return collectionView(await requireCollection(deps, projectId, name));
 }
 
 /** Unregisters a collection and drops its documents (trash included), releasing their quota. */
-export async function deleteCollection(deps: DataDeps, projectId: ProjectId, name: string, requestId: string): Promise<void> {
+export async function deleteCollection(
+  deps: DataDeps,
+  projectId: ProjectId,
+  name: string,
+  requestId: string,
+): Promise<void> {
   await requireCollection(deps, projectId, name);
   const removed = await deps.catalogue.remove(projectId, name, [
     createEvent('collection.deleted', projectId, { collection: name }, { requestId }),

@@ -22,7 +22,10 @@ export async function registerCollection(
   requestId: string,
 ): Promise<{ created: boolean; collection: CollectionView }> {
   if (name.toLowerCase() === 'users')
-    throw errors.badRequest('RESERVED_COLLECTION_NAME', 'The users collection is reserved; use /api/userAuth/* and users-schema');
+    throw errors.badRequest(
+      'RESERVED_COLLECTION_NAME',
+      'The users collection is reserved; use /api/userAuth/* and users-schema',
+    );
   if (!isValidCollectionName(name))
     throw errors.badRequest(
       'INVALID_COLLECTION_NAME',

@@ -18,7 +18,8 @@ const verified = new WeakMap<Caller, Promise<string>>();
 
 /** The token's user, verified once per request. */
 function userId(deps: DataDeps, caller: Caller): Promise<string> {
-  if (!caller.bearer) return Promise.reject(errors.unauthorized('TOKEN_REQUIRED', 'A Bearer access token is required'));
+  if (!caller.bearer)
+    return Promise.reject(errors.unauthorized('TOKEN_REQUIRED', 'A Bearer access token is required'));
   let p = verified.get(caller);
   if (!p) {
     p = deps.tokens.verify(caller.bearer, caller.projectId).then((u) => u.userId);

@@ -9,14 +9,21 @@ export interface CursorPosition {
 }
 
 export function encodeCursor(p: CursorPosition): string {
-  return Buffer.from(JSON.stringify({ c: p.createdAt.getTime(), i: p.id.toHexString() })).toString('base64url');
+  return Buffer.from(JSON.stringify({ c: p.createdAt.getTime(), i: p.id.toHexString() })).toString(
+    'base64url',
+  );
 }
 
 export function decodeCursor(raw: string): CursorPosition {
   try {
     if (raw.length > 200 || !/^[A-Za-z0-9_-]+$/.test(raw)) throw new Error('shape');
     const v = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8')) as { c?: unknown; i?: unknown };
-    if (typeof v.c !== 'number' || !Number.isSafeInteger(v.c) || typeof v.i !== 'string' || !/^[a-f0-9]{24}$/.test(v.i))
+    if (
+      typeof v.c !== 'number' ||
+      !Number.isSafeInteger(v.c) ||
+      typeof v.i !== 'string' ||
+      !/^[a-f0-9]{24}$/.test(v.i)
+    )
       throw new Error('fields');
     return { createdAt: new Date(v.c), id: new ObjectId(v.i) };
   } catch {

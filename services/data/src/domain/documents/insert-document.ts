@@ -12,7 +12,12 @@ import { documentView } from './views';
  * filled in when omitted, 403 when it names someone else. The project's document quota is
  * reserved atomically before the write and released if the write fails.
  */
-export async function insertDocument(deps: DataDeps, caller: Caller, name: string, body: unknown): Promise<Record<string, unknown>> {
+export async function insertDocument(
+  deps: DataDeps,
+  caller: Caller,
+  name: string,
+  body: unknown,
+): Promise<Record<string, unknown>> {
   const def = await requireCollection(deps, caller.projectId, name);
   const access = await writeAccess(deps, caller, def);
   const fields = sanitizeInsert(body);
@@ -24,11 +29,23 @@ export async function insertDocument(deps: DataDeps, caller: Caller, name: strin
   }
   const valid = validateDocument(def.schema, fields);
   const now = (deps.now ?? (() => new Date()))();
-  const doc: StoredDoc = { _id: new ObjectId(), ...valid, isDeleted: false, deletedAt: null, createdAt: now, updatedAt: now };
+  const doc: StoredDoc = {
+    _id: new ObjectId(),
+    ...valid,
+    isDeleted: false,
+    deletedAt: null,
+    createdAt: now,
+    updatedAt: now,
+  };
 
   if (!(await deps.quota.reserve(caller.projectId, caller.documentQuota)))
     throw errors.quotaExceeded(`Document quota of ${caller.documentQuota} reached for this project`);
-  const event = createEvent('document.created', caller.projectId, { collection: name, documentId: doc._id.toHexString() }, { requestId: caller.requestId });
+  const event = createEvent(
+    'document.created',
+    caller.projectId,
+    { collection: name, documentId: doc._id.toHexString() },
+    { requestId: caller.requestId },
+  );
   let stored: StoredDoc;
   try {
     stored = await deps.documents.forProject(caller.projectId).collection(name).insert(doc, [event]);

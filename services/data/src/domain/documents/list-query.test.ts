@@ -7,7 +7,15 @@ import { sanitizeInsert, sanitizeUpdate } from './sanitize';
 const def: CollectionDef = {
   projectId: trustedProjectId(new ObjectId().toHexString()),
   name: 'things',
-  schema: { fields: [{ key: 'age', type: 'Number' }, { key: 'ok', type: 'Boolean' }, { key: 'at', type: 'Date' }, { key: 'name', type: 'String' }, { key: 'tags', type: 'Array', items: { type: 'Number' } }] },
+  schema: {
+    fields: [
+      { key: 'age', type: 'Number' },
+      { key: 'ok', type: 'Boolean' },
+      { key: 'at', type: 'Date' },
+      { key: 'name', type: 'String' },
+      { key: 'tags', type: 'Array', items: { type: 'Number' } },
+    ],
+  },
   rls: { enabled: true, mode: 'private', ownerField: 'userId' },
   createdAt: new Date(),
   updatedAt: new Date(),
@@ -24,7 +32,13 @@ const fails = (s: string) => {
 
 describe('list query parsing', () => {
   it('defaults to page 1, limit 20, newest first, no trash', () => {
-    expect(q('')).toMatchObject({ pagination: { mode: 'page', page: 1 }, limit: 20, sort: { createdAt: -1, _id: -1 }, includeDeleted: false, conditions: [] });
+    expect(q('')).toMatchObject({
+      pagination: { mode: 'page', page: 1 },
+      limit: 20,
+      sort: { createdAt: -1, _id: -1 },
+      includeDeleted: false,
+      conditions: [],
+    });
   });
 
   it('clamps limit to 100 and accepts it at the limit', () => {
@@ -32,10 +46,17 @@ describe('list query parsing', () => {
     expect(q('limit=101').limit).toBe(100);
   });
 
-  it.each(['page=0', 'page=-1', 'page=abc', 'page=1.5', 'limit=0', 'limit=x', 'limit=', 'page=99999999999999999999', 'include_deleted=maybe'])(
-    'rejects %s with 400',
-    (s) => expect(fails(s)).toBe(true),
-  );
+  it.each([
+    'page=0',
+    'page=-1',
+    'page=abc',
+    'page=1.5',
+    'limit=0',
+    'limit=x',
+    'limit=',
+    'page=99999999999999999999',
+    'include_deleted=maybe',
+  ])('rejects %s with 400', (s) => expect(fails(s)).toBe(true));
 
   it('coerces values by the schema type', () => {
     expect(q('age_gt=18&ok=true&at_lt=2024-01-01').conditions).toEqual([
@@ -64,10 +85,17 @@ describe('list query parsing', () => {
     expect(fails(`name_in=${Array(101).fill('x').join(',')}`)).toBe(true);
   });
 
-  it.each(['$where=1', 'a[$ne]=x', '__proto__=1', 'a.__proto__.b=1', 'constructor.prototype=1', '_outbox=1', '$or=x', 'a%00b=1', `${'a'.repeat(65)}=1`])(
-    'never turns %s into an operator (400)',
-    (s) => expect(fails(s)).toBe(true),
-  );
+  it.each([
+    '$where=1',
+    'a[$ne]=x',
+    '__proto__=1',
+    'a.__proto__.b=1',
+    'constructor.prototype=1',
+    '_outbox=1',
+    '$or=x',
+    'a%00b=1',
+    `${'a'.repeat(65)}=1`,
+  ])('never turns %s into an operator (400)', (s) => expect(fails(s)).toBe(true));
 
   it('rejects a parameter given twice', () => expect(fails('name=a&name=b')).toBe(true));
 
@@ -87,13 +115,21 @@ describe('list query parsing', () => {
 
 describe('body sanitizing', () => {
   it('strips top-level $ keys and ignores service-managed fields on insert', () => {
-    expect(sanitizeInsert({ a: 1, $set: { x: 1 }, _id: 'x', isDeleted: true, createdAt: 'y' })).toEqual({ a: 1 });
+    expect(sanitizeInsert({ a: 1, $set: { x: 1 }, _id: 'x', isDeleted: true, createdAt: 'y' })).toEqual({
+      a: 1,
+    });
   });
 
-  it.each([{ a: { $gt: 1 } }, { a: [{ $where: 'x' }] }, { a: { 'b.c': 1 } }, { 'a.b': 1 }, { _outbox: [] }, { _purgeAfterRelay: true }, JSON.parse('{"__proto__": {"x": 1}}'), { '': 1 }])(
-    'rejects %j on insert',
-    (b) => expect(() => sanitizeInsert(b)).toThrow(),
-  );
+  it.each([
+    { a: { $gt: 1 } },
+    { a: [{ $where: 'x' }] },
+    { a: { 'b.c': 1 } },
+    { 'a.b': 1 },
+    { _outbox: [] },
+    { _purgeAfterRelay: true },
+    JSON.parse('{"__proto__": {"x": 1}}'),
+    { '': 1 },
+  ])('rejects %j on insert', (b) => expect(() => sanitizeInsert(b)).toThrow());
 
   it('keeps dot-notation paths on update and rejects operator segments and conflicts', () => {
     expect(sanitizeUpdate({ 'meta.views': 2, $inc: { a: 1 } })).toEqual({ 'meta.views': 2 });

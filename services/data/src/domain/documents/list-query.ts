@@ -1,7 +1,13 @@
 import { ObjectId } from 'mongodb';
 import { errors } from '@baas/common';
 import type { Filter, SortSpec } from '../../ports';
-import { FORBIDDEN_KEYS, INTERNAL_FIELDS, fieldAt, type CollectionDef, type FieldType } from '../collections/collection';
+import {
+  FORBIDDEN_KEYS,
+  INTERNAL_FIELDS,
+  fieldAt,
+  type CollectionDef,
+  type FieldType,
+} from '../collections/collection';
 import { decodeCursor, type CursorPosition } from './cursor';
 
 export const PAGE_DEFAULT = 1;
@@ -24,7 +30,8 @@ const SYSTEM_TYPES: Record<string, FieldType | 'ObjectId'> = {
   isDeleted: 'Boolean',
 };
 
-export type Pagination = { mode: 'page'; page: number } | { mode: 'cursor'; raw: string; after: CursorPosition | null };
+export type Pagination =
+  { mode: 'page'; page: number } | { mode: 'cursor'; raw: string; after: CursorPosition | null };
 
 export interface ListQuery {
   conditions: Filter[];
@@ -105,7 +112,13 @@ function coerce(param: string, type: FieldType | 'ObjectId' | undefined, raw: st
   }
 }
 
-function condition(param: string, def: CollectionDef, field: string, suffix: Suffix | undefined, raw: string): Filter {
+function condition(
+  param: string,
+  def: CollectionDef,
+  field: string,
+  suffix: Suffix | undefined,
+  raw: string,
+): Filter {
   const type = typeOf(def, field);
   switch (suffix) {
     case undefined: {
@@ -140,8 +153,12 @@ function condition(param: string, def: CollectionDef, field: string, suffix: Suf
   }
 }
 
-function parseSort(raw: string | undefined, cursorMode: boolean): { sort: SortSpec; cursorCompatible: boolean; direction: 1 | -1 } {
-  if (raw === undefined || raw === '') return { sort: { createdAt: -1, _id: -1 }, cursorCompatible: true, direction: -1 };
+function parseSort(
+  raw: string | undefined,
+  cursorMode: boolean,
+): { sort: SortSpec; cursorCompatible: boolean; direction: 1 | -1 } {
+  if (raw === undefined || raw === '')
+    return { sort: { createdAt: -1, _id: -1 }, cursorCompatible: true, direction: -1 };
   const parts = raw.split(',');
   if (parts.length > MAX_SORT_FIELDS) invalid('sort', `at most ${MAX_SORT_FIELDS} fields`);
   const sort: SortSpec = {};
@@ -155,7 +172,8 @@ function parseSort(raw: string | undefined, cursorMode: boolean): { sort: SortSp
   }
   const fields = Object.keys(sort);
   const cursorCompatible = fields.length === 1 && fields[0] === 'createdAt';
-  if (cursorMode && !cursorCompatible) invalid('sort', 'cursor pagination supports only sort=createdAt or sort=-createdAt');
+  if (cursorMode && !cursorCompatible)
+    invalid('sort', 'cursor pagination supports only sort=createdAt or sort=-createdAt');
   if (!('_id' in sort)) sort._id = last;
   return { sort, cursorCompatible, direction: last };
 }

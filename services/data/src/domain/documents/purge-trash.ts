@@ -20,7 +20,10 @@ export async function purgeTrash(deps: DataDeps, olderThan: Date, batchSize: num
     const candidates = await coll.find(eligible, { limit: budget + 1, maxTimeMS: 30_000 });
     if (candidates.length > budget) more = true;
     for (const doc of candidates.slice(0, budget)) {
-      const event = createEvent('document.purged', projectId, { collection: name, documentId: doc._id.toHexString() });
+      const event = createEvent('document.purged', projectId, {
+        collection: name,
+        documentId: doc._id.toHexString(),
+      });
       if (!(await coll.purge({ ...eligible, _id: doc._id }, [event]))) continue;
       processed++;
       await deps.quota.release(projectId, 1);

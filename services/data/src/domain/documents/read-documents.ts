@@ -49,7 +49,10 @@ export async function listDocuments(
 
   const skip = (q.pagination.page - 1) * q.limit;
   const total = await coll.count(matching, maxTime);
-  const items = skip >= total ? [] : await coll.find(matching, { sort: q.sort, skip, limit: q.limit, maxTimeMS: maxTime });
+  const items =
+    skip >= total
+      ? []
+      : await coll.find(matching, { sort: q.sort, skip, limit: q.limit, maxTimeMS: maxTime });
   const last = items[items.length - 1];
   const more = skip + items.length < total;
   return {
@@ -58,7 +61,9 @@ export async function listDocuments(
     page: q.pagination.page,
     // The default order is the cursor order, so a page can hand over to cursor pagination.
     nextCursor:
-      more && q.cursorCompatible && last?.createdAt instanceof Date ? encodeCursor({ createdAt: last.createdAt, id: last._id }) : null,
+      more && q.cursorCompatible && last?.createdAt instanceof Date
+        ? encodeCursor({ createdAt: last.createdAt, id: last._id })
+        : null,
     limit: q.limit,
   };
 }

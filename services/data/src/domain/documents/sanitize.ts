@@ -22,7 +22,10 @@ function checkKey(key: string, path: string): void {
 
 /** Values below the top level: operator-like or dotted keys anywhere are rejected (never stored). */
 function checkValue(value: unknown, path: string, depth: number): void {
-  if (depth > MAX_DEPTH) throw errors.validation('Document nested too deeply', [{ path, message: `more than ${MAX_DEPTH} levels` }]);
+  if (depth > MAX_DEPTH)
+    throw errors.validation('Document nested too deeply', [
+      { path, message: `more than ${MAX_DEPTH} levels` },
+    ]);
   if (Array.isArray(value)) {
     value.forEach((v, i) => checkValue(v, `${path}.${i}`, depth + 1));
   } else if (isPlainObject(value)) {
@@ -84,7 +87,10 @@ export function sanitizeUpdate(body: unknown): Record<string, unknown> {
     const segs = path.split('.');
     for (let i = 1; i < segs.length; i++) {
       const prefix = segs.slice(0, i).join('.');
-      if (paths.has(prefix)) throw errors.validation('Conflicting update paths', [{ path, message: `conflicts with '${prefix}'` }]);
+      if (paths.has(prefix))
+        throw errors.validation('Conflicting update paths', [
+          { path, message: `conflicts with '${prefix}'` },
+        ]);
     }
   }
   return out;

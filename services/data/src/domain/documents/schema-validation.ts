@@ -14,14 +14,16 @@ function checkItem(def: ItemDef, value: unknown, path: string, problems: ErrorDe
       if (typeof value !== 'string') problems.push({ path, message: 'must be a String' });
       return value;
     case 'Number':
-      if (typeof value !== 'number' || !Number.isFinite(value)) problems.push({ path, message: 'must be a Number' });
+      if (typeof value !== 'number' || !Number.isFinite(value))
+        problems.push({ path, message: 'must be a Number' });
       return value;
     case 'Boolean':
       if (typeof value !== 'boolean') problems.push({ path, message: 'must be a Boolean' });
       return value;
     case 'Date': {
       if (value instanceof Date) return value;
-      if (typeof value === 'string' && ISO_DATE.test(value) && !Number.isNaN(Date.parse(value))) return new Date(value);
+      if (typeof value === 'string' && ISO_DATE.test(value) && !Number.isNaN(Date.parse(value)))
+        return new Date(value);
       problems.push({ path, message: 'must be a Date (ISO 8601 string)' });
       return value;
     }
@@ -36,7 +38,9 @@ function checkItem(def: ItemDef, value: unknown, path: string, problems: ErrorDe
         problems.push({ path, message: 'must be an Array' });
         return value;
       }
-      return def.items ? value.map((v, i) => checkItem(def.items as ItemDef, v, `${path}.${i}`, problems)) : value;
+      return def.items
+        ? value.map((v, i) => checkItem(def.items as ItemDef, v, `${path}.${i}`, problems))
+        : value;
   }
 }
 
@@ -63,7 +67,10 @@ function checkFields(
  * Validates a whole document against the collection schema (required, types, nested fields and
  * array items) and returns it with Date fields as dates. Unknown keys are kept as given.
  */
-export function validateDocument<T extends Record<string, unknown>>(schema: CollectionSchema | null, doc: T): T {
+export function validateDocument<T extends Record<string, unknown>>(
+  schema: CollectionSchema | null,
+  doc: T,
+): T {
   if (!schema) return doc;
   const problems: ErrorDetail[] = [];
   const out = checkFields(schema.fields, doc, '', problems);
@@ -97,16 +104,21 @@ export function applySet<T extends Record<string, unknown>>(doc: T, set: Record<
       if (existing === undefined || existing === null) next = {};
       else if (Array.isArray(existing)) next = [...(existing as unknown[])];
       else if (isPlainObject(existing)) next = { ...existing };
-      else throw errors.validation('Invalid update path', [{ path, message: `'${segs.slice(0, i + 1).join('.')}' is not an object` }]);
+      else
+        throw errors.validation('Invalid update path', [
+          { path, message: `'${segs.slice(0, i + 1).join('.')}' is not an object` },
+        ]);
       if (Array.isArray(parent)) {
-        if (!/^\d+$/.test(seg)) throw errors.validation('Invalid update path', [{ path, message: 'array index expected' }]);
+        if (!/^\d+$/.test(seg))
+          throw errors.validation('Invalid update path', [{ path, message: 'array index expected' }]);
         parent[Number(seg)] = next;
       } else parent[seg] = next;
       parent = next;
     }
     const last = segs[segs.length - 1] as string;
     if (Array.isArray(parent)) {
-      if (!/^\d+$/.test(last) || Number(last) > 10000) throw errors.validation('Invalid update path', [{ path, message: 'array index expected' }]);
+      if (!/^\d+$/.test(last) || Number(last) > 10000)
+        throw errors.validation('Invalid update path', [{ path, message: 'array index expected' }]);
       parent[Number(last)] = value;
     } else parent[last] = value;
   }

@@ -7,12 +7,22 @@ import { loadWritable } from './update-document';
 import { documentView } from './views';
 
 /** Soft delete: the document goes to the trash (hidden, restorable until the janitor purges it). */
-export async function trashDocument(deps: DataDeps, caller: Caller, name: string, rawId: string): Promise<{ id: string }> {
+export async function trashDocument(
+  deps: DataDeps,
+  caller: Caller,
+  name: string,
+  rawId: string,
+): Promise<{ id: string }> {
   const def = await requireCollection(deps, caller.projectId, name);
   const access = await writeAccess(deps, caller, def);
   const { doc, coll, guard } = await loadWritable(deps, caller, def, access, rawId);
   const now = (deps.now ?? (() => new Date()))();
-  const event = createEvent('document.trashed', caller.projectId, { collection: name, documentId: doc._id.toHexString() }, { requestId: caller.requestId });
+  const event = createEvent(
+    'document.trashed',
+    caller.projectId,
+    { collection: name, documentId: doc._id.toHexString() },
+    { requestId: caller.requestId },
+  );
   const updated = await coll.update(guard, { isDeleted: true, deletedAt: now, updatedAt: now }, [event]);
   if (!updated) throw documentNotFound();
   deps.outbox.afterWrite(caller.projectId, name, doc._id);
@@ -34,7 +44,12 @@ export async function restoreDocument(
   const id = documentId(rawId);
   const coll = deps.documents.forProject(caller.projectId).collection(def.name);
   const now = (deps.now ?? (() => new Date()))();
-  const event = createEvent('document.restored', caller.projectId, { collection: name, documentId: id.toHexString() }, { requestId: caller.requestId });
+  const event = createEvent(
+    'document.restored',
+    caller.projectId,
+    { collection: name, documentId: id.toHexString() },
+    { requestId: caller.requestId },
+  );
   const restored = await coll.update(
     { _id: id, isDeleted: true, _purgeAfterRelay: { $ne: true } },
     { isDeleted: false, deletedAt: null, updatedAt: now },

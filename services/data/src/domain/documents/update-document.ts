@@ -62,7 +62,12 @@ export async function updateDocument(
   const coerced: Record<string, unknown> = {};
   for (const path of Object.keys(set)) coerced[path] = getPath(merged, path);
   coerced.updatedAt = (deps.now ?? (() => new Date()))();
-  const event = createEvent('document.updated', caller.projectId, { collection: name, documentId: doc._id.toHexString() }, { requestId: caller.requestId });
+  const event = createEvent(
+    'document.updated',
+    caller.projectId,
+    { collection: name, documentId: doc._id.toHexString() },
+    { requestId: caller.requestId },
+  );
   const updated = await coll.update(guard, coerced, [event]);
   if (!updated) throw documentNotFound();
   deps.outbox.afterWrite(caller.projectId, name, doc._id);

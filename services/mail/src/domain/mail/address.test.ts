@@ -1,9 +1,12 @@
 import { isValidAddress, parseRecipient } from './address';
 
 describe('recipient address', () => {
-  it.each(['a@example.com', 'first.last+tag@sub.example.co', "o'brien@example.org"])('accepts the plain address %s', (a) => {
-    expect(isValidAddress(a)).toBe(true);
-  });
+  it.each(['a@example.com', 'first.last+tag@sub.example.co', "o'brien@example.org"])(
+    'accepts the plain address %s',
+    (a) => {
+      expect(isValidAddress(a)).toBe(true);
+    },
+  );
 
   it.each([
     'Alice <a@example.com>',
@@ -27,7 +30,9 @@ describe('recipient address', () => {
 
   it('refuses an array or a non-string with 400', () => {
     expect(() => parseRecipient(['a@example.com'])).toThrow(expect.objectContaining({ status: 400 }));
-    expect(() => parseRecipient({ address: 'a@example.com' })).toThrow(expect.objectContaining({ status: 400 }));
+    expect(() => parseRecipient({ address: 'a@example.com' })).toThrow(
+      expect.objectContaining({ status: 400 }),
+    );
     expect(() => parseRecipient(undefined)).toThrow(expect.objectContaining({ status: 400 }));
   });
 });

@@ -14,7 +14,8 @@ export function isValidAddress(value: string): boolean {
   if (at <= 0 || value.indexOf('@') !== at) return false;
   const local = value.slice(0, at);
   const domain = value.slice(at + 1);
-  if (!LOCAL.test(local) || local.startsWith('.') || local.endsWith('.') || local.includes('..')) return false;
+  if (!LOCAL.test(local) || local.startsWith('.') || local.endsWith('.') || local.includes('..'))
+    return false;
   const labels = domain.split('.');
   return labels.length >= 2 && labels.every((l) => LABEL.test(l));
 }
@@ -22,7 +23,9 @@ export function isValidAddress(value: string): boolean {
 /** The recipient of a send: one address as a string, or 400. */
 export function parseRecipient(to: unknown): string {
   if (typeof to !== 'string')
-    throw errors.validation('`to` must be one email address (a string)', [{ path: 'to', message: 'must be a string' }]);
+    throw errors.validation('`to` must be one email address (a string)', [
+      { path: 'to', message: 'must be a string' },
+    ]);
   if (!isValidAddress(to))
     throw errors.validation('`to` must be one plain email address', [
       { path: 'to', message: 'must be a single address like user@example.com, without a display name' },

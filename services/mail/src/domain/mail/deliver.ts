@@ -53,23 +53,37 @@ export async function deliver(deps: MailDeps, req: DeliveryRequest): Promise<Del
       break;
     } catch (e) {
       error = asDeliveryError(e);
-      deps.logger.warn({ messageId: id, attempt: attempts, permanent: error.permanent, reason: error.message }, 'smtp send failed');
+      deps.logger.warn(
+        { messageId: id, attempt: attempts, permanent: error.permanent, reason: error.message },
+        'smtp send failed',
+      );
       if (error.permanent || attempts >= deps.retry.attempts) break;
       await deps.sleep(deps.retry.baseDelayMs * 4 ** (attempts - 1));
     }
   }
 
   if (!error) {
-    const data = { messageId: id, system: req.system, ...(req.templateKey !== undefined ? { templateKey: req.templateKey } : {}) };
+    const data = {
+      messageId: id,
+      system: req.system,
+      ...(req.templateKey !== undefined ? { templateKey: req.templateKey } : {}),
+    };
     try {
-      await deps.messages.markSent(req.projectId, id, attempts, [createEvent('mail.sent', req.projectId, data, meta)]);
+      await deps.messages.markSent(req.projectId, id, attempts, [
+        createEvent('mail.sent', req.projectId, data, meta),
+      ]);
     } catch (err) {
       // The server has the message; failing the request now would invite a duplicate send.
       deps.logger.error({ err, messageId: id }, 'mail sent but its record could not be updated');
     }
     return { ok: true, id, attempts };
   }
-  const event = createEvent('mail.failed', req.projectId, { messageId: id, reason: error.message.slice(0, 300), permanent: error.permanent }, meta);
+  const event = createEvent(
+    'mail.failed',
+    req.projectId,
+    { messageId: id, reason: error.message.slice(0, 300), permanent: error.permanent },
+    meta,
+  );
   await deps.messages.markFailed(req.projectId, id, attempts, error.message.slice(0, 300), [event]);
   return { ok: false, id, attempts, error };
 }

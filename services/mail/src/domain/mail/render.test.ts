@@ -26,9 +26,15 @@ describe('renderMail', () => {
   });
 
   it('refuses an empty subject or body after substitution', () => {
-    expect(() => renderMail({ subject: '{{missing}}', text: 'x' }, view({}))).toThrow(expect.objectContaining({ status: 400, code: 'EMPTY_SUBJECT' }));
-    expect(() => renderMail({ subject: 's', html: '<p>{{missing}}</p>' }, view({}))).toThrow(expect.objectContaining({ code: 'EMPTY_BODY' }));
-    expect(() => renderMail({ subject: 's', text: '  {{missing}} ' }, view({}))).toThrow(expect.objectContaining({ code: 'EMPTY_BODY' }));
+    expect(() => renderMail({ subject: '{{missing}}', text: 'x' }, view({}))).toThrow(
+      expect.objectContaining({ status: 400, code: 'EMPTY_SUBJECT' }),
+    );
+    expect(() => renderMail({ subject: 's', html: '<p>{{missing}}</p>' }, view({}))).toThrow(
+      expect.objectContaining({ code: 'EMPTY_BODY' }),
+    );
+    expect(() => renderMail({ subject: 's', text: '  {{missing}} ' }, view({}))).toThrow(
+      expect.objectContaining({ code: 'EMPTY_BODY' }),
+    );
   });
 
   it('drops an empty part but keeps the other', () => {
@@ -43,6 +49,8 @@ describe('renderMail', () => {
   });
 
   it('refuses a template that does not parse with 400', () => {
-    expect(() => renderMail({ subject: 's', text: '{{#a}}x' }, view({}))).toThrow(expect.objectContaining({ status: 400, code: 'INVALID_TEMPLATE' }));
+    expect(() => renderMail({ subject: 's', text: '{{#a}}x' }, view({}))).toThrow(
+      expect.objectContaining({ status: 400, code: 'INVALID_TEMPLATE' }),
+    );
   });
 });

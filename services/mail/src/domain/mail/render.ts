@@ -57,7 +57,9 @@ export function assertMustacheParses(template: string, path: string): void {
 export function singleLine(value: string): string {
   // Control characters are exactly what this must match.
   // eslint-disable-next-line no-control-regex
-  return value.replace(/[\r\n\u0085\u2028\u2029\u000b\u000c]+/g, ' ').replace(/[\u0000-\u0008\u000e-\u001f\u007f]/g, '');
+  return value
+    .replace(/[\r\n\u0085\u2028\u2029\u000b\u000c]+/g, ' ')
+    .replace(/[\u0000-\u0008\u000e-\u001f\u007f]/g, '');
 }
 
 /** Visible content of an HTML body: markup, styles and comments do not count. */
@@ -74,7 +76,9 @@ function htmlHasContent(html: string): boolean {
 
 function renderPart(template: string, view: TemplateView, path: string, html: boolean): string {
   assertMustacheParses(template, path);
-  return html ? writer.render(template, view, NO_PARTIALS) : writer.render(template, view, NO_PARTIALS, { escape: plain });
+  return html
+    ? writer.render(template, view, NO_PARTIALS)
+    : writer.render(template, view, NO_PARTIALS, { escape: plain });
 }
 
 /**
@@ -83,7 +87,8 @@ function renderPart(template: string, view: TemplateView, path: string, html: bo
  */
 export function renderMail(content: MailContent, view: TemplateView): RenderedMail {
   const subject = singleLine(renderPart(content.subject, view, 'subject', false)).trim();
-  if (subject === '') throw errors.badRequest('EMPTY_SUBJECT', 'The subject is empty after variable substitution');
+  if (subject === '')
+    throw errors.badRequest('EMPTY_SUBJECT', 'The subject is empty after variable substitution');
   const out: RenderedMail = { subject };
   if (content.html !== undefined) {
     const html = renderPart(content.html, view, 'html', true);

@@ -26,12 +26,27 @@ describe('variable sanitising', () => {
   });
 
   it('treats a URL-shaped value as a URL whatever its key, and drops dangerous schemes anywhere', () => {
-    const out = sanitizeVariables({ target: 'ftp://x.example/a', other: 'javascript:alert(1)', note: 'Note: hello', prose: 'http://x.example is great' });
-    expect(out).toEqual(expect.objectContaining({ target: '', other: '', note: 'Note: hello', prose: 'http://x.example is great' }));
+    const out = sanitizeVariables({
+      target: 'ftp://x.example/a',
+      other: 'javascript:alert(1)',
+      note: 'Note: hello',
+      prose: 'http://x.example is great',
+    });
+    expect(out).toEqual(
+      expect.objectContaining({
+        target: '',
+        other: '',
+        note: 'Note: hello',
+        prose: 'http://x.example is great',
+      }),
+    );
   });
 
   it('sanitises nested objects and arrays, and builds prototype-less objects', () => {
-    const out = sanitizeVariables({ user: { name: 'A', profileUrl: 'javascript:x' }, items: ['javascript:y', 'ok'] });
+    const out = sanitizeVariables({
+      user: { name: 'A', profileUrl: 'javascript:x' },
+      items: ['javascript:y', 'ok'],
+    });
     const user = out.user as Record<string, unknown>;
     expect(user.name).toBe('A');
     expect(user.profileUrl).toBe('');

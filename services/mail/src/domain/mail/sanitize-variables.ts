@@ -21,7 +21,9 @@ function normalisedScheme(value: string): string {
     .replace(/&(tab|newline);/gi, '');
   // Browsers ignore control characters and whitespace inside a scheme.
   // eslint-disable-next-line no-control-regex
-  return decoded.replace(/[\u0000-\u0020\u007f-\u009f\u00ad\u200b-\u200f\u2028\u2029\ufeff]/g, '').toLowerCase();
+  return decoded
+    .replace(/[\u0000-\u0020\u007f-\u009f\u00ad\u200b-\u200f\u2028\u2029\ufeff]/g, '')
+    .toLowerCase();
 }
 
 export function safeUrl(value: string): string {
@@ -62,6 +64,8 @@ export function sanitizeVariables(input: unknown): TemplateView {
   };
   if (input === undefined) return Object.create(null) as TemplateView;
   if (typeof input !== 'object' || input === null || Array.isArray(input))
-    throw errors.validation('`variables` must be an object', [{ path: 'variables', message: 'must be an object' }]);
+    throw errors.validation('`variables` must be an object', [
+      { path: 'variables', message: 'must be an object' },
+    ]);
   return walk(undefined, input, 0) as TemplateView;
 }

@@ -2,7 +2,12 @@ import { z } from 'zod';
 import { AppError, errors, type ProjectId } from '@baas/common';
 import type { MailDeps } from '../deps';
 import { monthBucket, secondsUntilNextMonth } from '../usage/buckets';
-import { resolveTemplateById, resolveTemplateByName, templateNotFound, type ResolvedTemplate } from '../templates/resolve-template';
+import {
+  resolveTemplateById,
+  resolveTemplateByName,
+  templateNotFound,
+  type ResolvedTemplate,
+} from '../templates/resolve-template';
 import { MAX_SUBJECT_CHARS, MAX_TEMPLATE_CHARS } from '../templates/template';
 import { parseRecipient } from './address';
 import { deliver } from './deliver';
@@ -55,7 +60,9 @@ async function chooseContent(deps: MailDeps, projectId: ProjectId, input: SendMa
       { path: input.subject === undefined ? 'subject' : 'html', message: 'required in direct mode' },
     ]);
   if (/[\r\n\u2028\u2029]/.test(input.subject))
-    throw errors.validation('The subject must be one line', [{ path: 'subject', message: 'must not contain CR or LF' }]);
+    throw errors.validation('The subject must be one line', [
+      { path: 'subject', message: 'must not contain CR or LF' },
+    ]);
   const content: MailContent = { subject: input.subject };
   if (input.html !== undefined) content.html = input.html;
   if (input.text !== undefined) content.text = input.text;
@@ -75,7 +82,9 @@ function renderDirect(content: MailContent) {
 export async function sendApiMail(deps: MailDeps, ctx: SendContext, input: SendMailInput) {
   const to = parseRecipient(input.to);
   const chosen = await chooseContent(deps, ctx.projectId, input);
-  const mail = chosen.render ? renderMail(chosen.content, sanitizeVariables(input.variables)) : renderDirect(chosen.content);
+  const mail = chosen.render
+    ? renderMail(chosen.content, sanitizeVariables(input.variables))
+    : renderDirect(chosen.content);
 
   const limit = ctx.monthlyLimit ?? deps.limits.defaultMonthly;
   const now = deps.now();
@@ -104,10 +113,17 @@ export async function sendApiMail(deps: MailDeps, ctx: SendContext, input: SendM
     // Nothing left our hands, so nothing counts against the month.
     await deps.usage.release(ctx.projectId, bucket, usage.slot);
     if (result.error.recipientRejected)
-      throw errors.badRequest('RECIPIENT_REJECTED', `The mail server refused the recipient: ${result.error.message}`);
-    throw new AppError(502, 'MAIL_DELIVERY_FAILED', result.error.permanent
-      ? `The mail server refused the message: ${result.error.message}`
-      : 'The mail server could not be reached; the message was not sent');
+      throw errors.badRequest(
+        'RECIPIENT_REJECTED',
+        `The mail server refused the recipient: ${result.error.message}`,
+      );
+    throw new AppError(
+      502,
+      'MAIL_DELIVERY_FAILED',
+      result.error.permanent
+        ? `The mail server refused the message: ${result.error.message}`
+        : 'The mail server could not be reached; the message was not sent',
+    );
   }
   return { id: result.id, provider: deps.mailer.provider, monthlyUsage: usage.count, monthlyLimit: limit };
 }

@@ -39,7 +39,9 @@ export async function sendSystemMail(deps: MailDeps, event: SystemMailEvent): Pr
     email: data.email,
     code: data.code,
     expiresAt: Number.isNaN(expires.getTime()) ? data.expiresAt : expires.toUTCString(),
-    expiresInMinutes: Number.isNaN(expires.getTime()) ? null : Math.max(0, Math.round((expires.getTime() - deps.now().getTime()) / 60000)),
+    expiresInMinutes: Number.isNaN(expires.getTime())
+      ? null
+      : Math.max(0, Math.round((expires.getTime() - deps.now().getTime()) / 60000)),
   };
   if (deps.linkBaseUrl)
     variables.link = `${deps.linkBaseUrl.replace(/\/$/, '')}/${purpose.path}?token=${encodeURIComponent(data.code)}&email=${encodeURIComponent(data.email)}`;
@@ -60,10 +62,16 @@ export async function sendSystemMail(deps: MailDeps, event: SystemMailEvent): Pr
   const day = systemDayBucket(now);
   const hour = recipientHourBucket(now, data.email);
   const daySlot = await deps.usage.tryIncrement(projectId, day, deps.limits.systemDaily);
-  const hourSlot = daySlot === null ? null : await deps.usage.tryIncrement(projectId, hour, deps.limits.systemRecipientHourly);
+  const hourSlot =
+    daySlot === null
+      ? null
+      : await deps.usage.tryIncrement(projectId, hour, deps.limits.systemRecipientHourly);
   if (daySlot === null || hourSlot === null) {
     if (daySlot !== null) await deps.usage.release(projectId, day, daySlot.slot);
-    log.warn({ cap: daySlot === null ? 'project-daily' : 'recipient-hourly' }, 'system mail cap reached; dropped');
+    log.warn(
+      { cap: daySlot === null ? 'project-daily' : 'recipient-hourly' },
+      'system mail cap reached; dropped',
+    );
     return 'dropped';
   }
 
@@ -89,7 +97,10 @@ export async function sendSystemMail(deps: MailDeps, event: SystemMailEvent): Pr
   if (result.ok) return 'sent';
   await release();
   if (result.error.permanent) {
-    log.error({ messageId: result.id, reason: result.error.message }, 'system mail refused by the server; not retried');
+    log.error(
+      { messageId: result.id, reason: result.error.message },
+      'system mail refused by the server; not retried',
+    );
     return 'dropped';
   }
   throw new RetryLater(`transient smtp failure: ${result.error.message}`);

@@ -24,7 +24,7 @@ export const BUILTIN_TEMPLATES: readonly BuiltinTemplate[] = [
     html:
       codeBlock('Use this code to verify your email address:') +
       '{{#link}}<p><a href="{{link}}">Verify my email address</a></p>{{/link}}' +
-      "<p>If you did not sign up, you can ignore this email.</p>",
+      '<p>If you did not sign up, you can ignore this email.</p>',
     text:
       'Use this code to verify your email address: {{code}}\n' +
       'This code expires at {{expiresAt}}.\n' +

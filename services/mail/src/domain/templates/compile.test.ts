@@ -1,6 +1,7 @@
 import { prepareTemplate } from './compile';
 
-const MJML_OK = '<mjml><mj-body><mj-section><mj-column><mj-text>Hi {{name}}</mj-text><mj-button href="{{url}}">Go</mj-button></mj-column></mj-section></mj-body></mjml>';
+const MJML_OK =
+  '<mjml><mj-body><mj-section><mj-column><mj-text>Hi {{name}}</mj-text><mj-button href="{{url}}">Go</mj-button></mj-column></mj-section></mj-body></mjml>';
 
 describe('prepareTemplate', () => {
   it('compiles MJML at save time and keeps the placeholders', async () => {
@@ -12,9 +13,19 @@ describe('prepareTemplate', () => {
 
   it("refuses MJML that does not compile with the compiler's message", async () => {
     await expect(
-      prepareTemplate('k', { subject: 'S', mjml: '<mjml><mj-body><mj-column><mj-texxt>x</mj-texxt></mj-column></mj-body></mjml>' }),
-    ).rejects.toMatchObject({ status: 400, code: 'INVALID_MJML', message: expect.stringContaining("mj-texxt doesn't exist") });
-    await expect(prepareTemplate('k', { subject: 'S', mjml: 'not mjml' })).rejects.toMatchObject({ status: 400, code: 'INVALID_MJML' });
+      prepareTemplate('k', {
+        subject: 'S',
+        mjml: '<mjml><mj-body><mj-column><mj-texxt>x</mj-texxt></mj-column></mj-body></mjml>',
+      }),
+    ).rejects.toMatchObject({
+      status: 400,
+      code: 'INVALID_MJML',
+      message: expect.stringContaining("mj-texxt doesn't exist"),
+    });
+    await expect(prepareTemplate('k', { subject: 'S', mjml: 'not mjml' })).rejects.toMatchObject({
+      status: 400,
+      code: 'INVALID_MJML',
+    });
   });
 
   it('never reads files through mj-include', async () => {
@@ -27,8 +38,15 @@ describe('prepareTemplate', () => {
 
   it('requires a body, refuses html with mjml, a multi-line subject and unparsable mustache', async () => {
     await expect(prepareTemplate('k', { subject: 'S' })).rejects.toMatchObject({ status: 400 });
-    await expect(prepareTemplate('k', { subject: 'S', html: '<p>x</p>', mjml: MJML_OK })).rejects.toMatchObject({ status: 400 });
-    await expect(prepareTemplate('k', { subject: 'a\r\nBcc: x@y.z', text: 'x' })).rejects.toMatchObject({ status: 400 });
-    await expect(prepareTemplate('k', { subject: 'S', html: '{{#open}}' })).rejects.toMatchObject({ status: 400, code: 'INVALID_TEMPLATE' });
+    await expect(
+      prepareTemplate('k', { subject: 'S', html: '<p>x</p>', mjml: MJML_OK }),
+    ).rejects.toMatchObject({ status: 400 });
+    await expect(prepareTemplate('k', { subject: 'a\r\nBcc: x@y.z', text: 'x' })).rejects.toMatchObject({
+      status: 400,
+    });
+    await expect(prepareTemplate('k', { subject: 'S', html: '{{#open}}' })).rejects.toMatchObject({
+      status: 400,
+      code: 'INVALID_TEMPLATE',
+    });
   });
 });

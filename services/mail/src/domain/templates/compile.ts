@@ -16,7 +16,11 @@ interface MjmlValidationIssue {
 export async function compileMjml(source: string): Promise<string> {
   try {
     // mjml 4 answers synchronously, mjml 5 (and the typings) with a promise: accept both.
-    const r = await mjml2html(source, { validationLevel: 'strict', ignoreIncludes: true, keepComments: false });
+    const r = await mjml2html(source, {
+      validationLevel: 'strict',
+      ignoreIncludes: true,
+      keepComments: false,
+    });
     return r.html;
   } catch (e) {
     const issues = (e as { errors?: MjmlValidationIssue[] }).errors;
@@ -44,7 +48,9 @@ export async function prepareTemplate(key: string, body: TemplateBody): Promise<
       { path: 'mjml', message: 'html and mjml are mutually exclusive' },
     ]);
   if (/[\r\n]/.test(body.subject))
-    throw errors.validation('The subject must be one line', [{ path: 'subject', message: 'must not contain CR or LF' }]);
+    throw errors.validation('The subject must be one line', [
+      { path: 'subject', message: 'must not contain CR or LF' },
+    ]);
   assertMustacheParses(body.subject, 'subject');
   if (body.html !== undefined) assertMustacheParses(body.html, 'html');
   if (body.text !== undefined) assertMustacheParses(body.text, 'text');

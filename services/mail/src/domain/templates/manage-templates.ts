@@ -7,13 +7,21 @@ import { templateNotFound } from './resolve-template';
 export function parseTemplateKey(raw: string | undefined): string {
   if (raw === undefined || !TEMPLATE_KEY.test(raw))
     throw errors.validation('Invalid template key', [
-      { path: 'key', message: 'letters, digits, ".", "_" or "-", at most 64, starting with a letter or digit' },
+      {
+        path: 'key',
+        message: 'letters, digits, ".", "_" or "-", at most 64, starting with a letter or digit',
+      },
     ]);
   return raw;
 }
 
 /** Creates or replaces a template after validating it; `created` tells 201 from 200. */
-export async function saveTemplate(deps: Pick<MailDeps, 'templates'>, owner: TemplateOwner, key: string, body: TemplateBody) {
+export async function saveTemplate(
+  deps: Pick<MailDeps, 'templates'>,
+  owner: TemplateOwner,
+  key: string,
+  body: TemplateBody,
+) {
   const content = await prepareTemplate(key, body);
   const { template, created } = await deps.templates.save(owner, key, content);
   return { created, template: templateView(template) };

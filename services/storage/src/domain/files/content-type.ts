@@ -60,7 +60,22 @@ const ACTIVE_TYPES = new Set([
   'application/x-shockwave-flash',
   'application/pdf',
 ]);
-const ACTIVE_EXTENSIONS = new Set(['html', 'htm', 'xhtml', 'shtml', 'svg', 'svgz', 'xml', 'xsl', 'xslt', 'js', 'mjs', 'wasm', 'swf', 'pdf']);
+const ACTIVE_EXTENSIONS = new Set([
+  'html',
+  'htm',
+  'xhtml',
+  'shtml',
+  'svg',
+  'svgz',
+  'xml',
+  'xsl',
+  'xslt',
+  'js',
+  'mjs',
+  'wasm',
+  'swf',
+  'pdf',
+]);
 
 export function isActiveContent(contentType: string, ext: string): boolean {
   const t = contentType.toLowerCase();
@@ -68,15 +83,23 @@ export function isActiveContent(contentType: string, ext: string): boolean {
 }
 
 /** Response headers for serving a stored file publicly. */
-export function servingHeaders(contentType: string, ext: string, originalName: string): Record<string, string> {
+export function servingHeaders(
+  contentType: string,
+  ext: string,
+  originalName: string,
+): Record<string, string> {
   const active = isActiveContent(contentType, ext);
-  const encoded = encodeURIComponent(originalName).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  const encoded = encodeURIComponent(originalName).replace(
+    /['()*]/g,
+    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
+  );
   const ascii = originalName.replace(/[^\x20-\x7e]/g, '_').replace(/[\\"]/g, '_');
   return {
     'Content-Type': contentType,
     'X-Content-Type-Options': 'nosniff',
     // Even if something renders, it runs with no privileges and loads nothing.
-    'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; media-src 'self'; sandbox",
+    'Content-Security-Policy':
+      "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; media-src 'self'; sandbox",
     'Cross-Origin-Resource-Policy': 'cross-origin',
     'Content-Disposition': `${active ? 'attachment' : 'inline'}; filename="${ascii}"; filename*=UTF-8''${encoded}`,
   };

@@ -9,13 +9,22 @@ const notFound = () => errors.notFound('FILE_NOT_FOUND', 'File not found');
  * found (its file is untouched). The record goes first, atomically and with `file.deleted`, so
  * a concurrent second delete is a 404; the object and the quota follow.
  */
-export async function deleteFile(deps: FileDeps, ctx: { projectId: ProjectId; requestId: string }, rawPath: string): Promise<void> {
+export async function deleteFile(
+  deps: FileDeps,
+  ctx: { projectId: ProjectId; requestId: string },
+  rawPath: string,
+): Promise<void> {
   assertNoTraversal(rawPath);
   const parsed = parseFilePath(rawPath);
   if (!parsed || parsed.projectId !== ctx.projectId) throw notFound();
   const current = await deps.files.findComplete(ctx.projectId, parsed.path);
   if (!current) throw notFound();
-  const event = createEvent('file.deleted', ctx.projectId, { path: parsed.path, size: current.size }, { requestId: ctx.requestId });
+  const event = createEvent(
+    'file.deleted',
+    ctx.projectId,
+    { path: parsed.path, size: current.size },
+    { requestId: ctx.requestId },
+  );
   const deleted = await deps.files.deleteComplete(ctx.projectId, parsed.path, [event]);
   if (!deleted) throw notFound();
   // A crash here leaves an object without a record: the orphan sweep removes it.

@@ -1,4 +1,10 @@
-import { assertNoTraversal, generateFileName, parseFilePath, sanitizeExtension, sanitizeOriginalName } from './file-path';
+import {
+  assertNoTraversal,
+  generateFileName,
+  parseFilePath,
+  sanitizeExtension,
+  sanitizeOriginalName,
+} from './file-path';
 
 const PID = '64b7f0c2a1b2c3d4e5f60718';
 
@@ -11,7 +17,17 @@ describe('file names', () => {
   });
 
   it('drops extensions that are empty, too long or not alphanumeric', () => {
-    for (const n of [undefined, '', 'noext', '.hidden', 'trailing.', 'a.abcdefghijk', 'a.p%2fng', 'a.p\u0000g', 'a.ph p']) {
+    for (const n of [
+      undefined,
+      '',
+      'noext',
+      '.hidden',
+      'trailing.',
+      'a.abcdefghijk',
+      'a.p%2fng',
+      'a.p\u0000g',
+      'a.ph p',
+    ]) {
       expect(sanitizeExtension(n)).toBe('');
     }
   });
@@ -37,8 +53,19 @@ describe('file names', () => {
 
 describe('parseFilePath', () => {
   it('accepts only <projectId>/<generated name>', () => {
-    expect(parseFilePath(`${PID}/AAAAAAAAAAAAAAAAAAAAAA.png`)).toEqual({ projectId: PID, name: 'AAAAAAAAAAAAAAAAAAAAAA.png', path: `${PID}/AAAAAAAAAAAAAAAAAAAAAA.png` });
-    for (const p of [`${PID}`, `${PID}/`, `${PID}/short.png`, `${PID}/a/AAAAAAAAAAAAAAAAAAAAAA`, `xyz/AAAAAAAAAAAAAAAAAAAAAA`, `${PID}/AAAAAAAAAAAAAAAAAAAAAA.PNG`]) {
+    expect(parseFilePath(`${PID}/AAAAAAAAAAAAAAAAAAAAAA.png`)).toEqual({
+      projectId: PID,
+      name: 'AAAAAAAAAAAAAAAAAAAAAA.png',
+      path: `${PID}/AAAAAAAAAAAAAAAAAAAAAA.png`,
+    });
+    for (const p of [
+      `${PID}`,
+      `${PID}/`,
+      `${PID}/short.png`,
+      `${PID}/a/AAAAAAAAAAAAAAAAAAAAAA`,
+      `xyz/AAAAAAAAAAAAAAAAAAAAAA`,
+      `${PID}/AAAAAAAAAAAAAAAAAAAAAA.PNG`,
+    ]) {
       expect(parseFilePath(p)).toBeNull();
     }
   });
@@ -55,7 +82,9 @@ describe('assertNoTraversal', () => {
     `${PID}//AAAAAAAAAAAAAAAAAAAAAA`,
     `${PID}/AAAAAAAAAAAAAAAAAAAAAA\u0000.png`,
   ])('refuses %j with 400 INVALID_PATH', (p) => {
-    expect(() => assertNoTraversal(p)).toThrow(expect.objectContaining({ status: 400, code: 'INVALID_PATH' }));
+    expect(() => assertNoTraversal(p)).toThrow(
+      expect.objectContaining({ status: 400, code: 'INVALID_PATH' }),
+    );
   });
 
   it('lets a plain path through', () => {

@@ -38,7 +38,10 @@ function randomName(): string {
 export function sanitizeOriginalName(filename: string | undefined): string {
   const base = (filename ?? '').split(/[/\\]/).pop() ?? '';
   // Control characters, bidi overrides and quotes never reach a header.
-  const cleaned = [...base].filter((c) => !isControlChar(c) && !BIDI_OR_QUOTE.test(c)).join('').trim();
+  const cleaned = [...base]
+    .filter((c) => !isControlChar(c) && !BIDI_OR_QUOTE.test(c))
+    .join('')
+    .trim();
   return cleaned.slice(0, 200) || 'file';
 }
 

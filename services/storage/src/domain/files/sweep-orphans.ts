@@ -11,7 +11,11 @@ import { parseFilePath } from './file-path';
  *    persists between calls and wraps around at the end).
  * Live uploads are never touched: they are younger than the grace period the janitor passes.
  */
-export async function sweepOrphans(deps: SweepDeps, cmd: JanitorCommand, now: () => Date = () => new Date()): Promise<JanitorReply> {
+export async function sweepOrphans(
+  deps: SweepDeps,
+  cmd: JanitorCommand,
+  now: () => Date = () => new Date(),
+): Promise<JanitorReply> {
   const olderThan = new Date(cmd.olderThan);
   const batch = Math.max(1, Math.min(cmd.batchSize, 1000));
   let processed = 0;

@@ -32,7 +32,11 @@ export interface UploadResult {
  * after a crash, which the orphan sweep repairs. Any failure removes the object, the record and
  * the reservation before the error goes back to the client.
  */
-export async function uploadFile(deps: FileDeps, ctx: UploadContext, input: UploadInput): Promise<UploadResult> {
+export async function uploadFile(
+  deps: FileDeps,
+  ctx: UploadContext,
+  input: UploadInput,
+): Promise<UploadResult> {
   const name = generateFileName(input.filename);
   const path = `${ctx.projectId}/${name}`;
   const contentType = decideContentType(input.mimeType, sanitizeExtension(name));
@@ -66,7 +70,12 @@ export async function uploadFile(deps: FileDeps, ctx: UploadContext, input: Uplo
     if (piped.status === 'rejected' && isAppError(piped.reason)) throw piped.reason;
     if (stored.status === 'rejected') throw stored.reason;
     if (piped.status === 'rejected') throw piped.reason;
-    const event = createEvent('file.uploaded', ctx.projectId, { path, size: meter.bytes, contentType }, { requestId: ctx.requestId });
+    const event = createEvent(
+      'file.uploaded',
+      ctx.projectId,
+      { path, size: meter.bytes, contentType },
+      { requestId: ctx.requestId },
+    );
     if (!(await deps.files.complete(ctx.projectId, path, meter.bytes, [event]))) {
       // The project was deleted while we streamed: what we wrote must go too.
       throw new Error('file record vanished during upload');
