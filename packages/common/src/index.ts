@@ -20,3 +20,4 @@ export * from './user-tokens';
 export * from './janitor';
 export * from './keyed-mutex';
 export * from './janitor-responder';
+export * from './request-context';

@@ -13,6 +13,7 @@ import {
   type JsMsg,
 } from '@nats-io/jetstream';
 import type { Logger } from '../logger';
+import { runWithContext } from '../request-context';
 import type { EventType } from './catalogue';
 import {
   DLQ_STREAM,
@@ -200,7 +201,10 @@ export class JetStreamBus implements EventPublisher {
       return;
     }
     try {
-      await opts.handler(event);
+      // Events published while handling this one continue its trace.
+      await runWithContext({ requestId: event.requestId, traceparent: event.traceparent }, () =>
+        opts.handler(event),
+      );
       m.ack();
     } catch (err) {
       const attempt = m.info.deliveryCount;

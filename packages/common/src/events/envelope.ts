@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ProjectId } from '../tenancy';
+import { currentContext, currentTraceparent } from '../request-context';
 import { EVENT_VERSIONS, type EventCatalogue, type EventType } from './catalogue';
 
 export interface EventEnvelope<T extends EventType = EventType> {
@@ -26,10 +27,12 @@ export function createEvent<T extends EventType>(
     version: EVENT_VERSIONS[type],
     occurredAt: new Date().toISOString(),
     projectId,
-    requestId: meta.requestId ?? null,
+    requestId: meta.requestId ?? currentContext()?.requestId ?? null,
     data,
   };
-  if (meta.traceparent) e.traceparent = meta.traceparent;
+  // The trace of the request (or event) being handled, unless the caller names another.
+  const traceparent = meta.traceparent ?? currentTraceparent();
+  if (traceparent) e.traceparent = traceparent;
   return e;
 }
 

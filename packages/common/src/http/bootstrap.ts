@@ -4,6 +4,7 @@ import { pinoHttp } from 'pino-http';
 import type { Logger } from '../logger';
 import { createMetrics, httpMetricsMiddleware, type Metrics } from '../metrics';
 import { requestIdMiddleware } from './request-id';
+import { runWithContext, saneTraceparent } from '../request-context';
 import { errorHandler, notFoundHandler } from './error-handler';
 
 export interface ReadinessCheck {
@@ -80,6 +81,9 @@ export function createServiceApp(opts: ServiceAppOptions): ServiceApp {
   app.disable('etag');
   app.set('query parser', 'extended');
   app.use(requestIdMiddleware);
+  app.use((req, _res, next) => {
+    runWithContext({ requestId: req.id, traceparent: saneTraceparent(req.header('traceparent')) }, next);
+  });
   app.get('/livez', (_req, res) => {
     res.json({ status: 'ok' });
   });
