@@ -4,5 +4,4 @@ module.exports = {
   displayName: 'e2e',
   testMatch: ['<rootDir>/test/e2e/**/*.test.ts'],
   globalSetup: '<rootDir>/test/support/e2e-global-setup.ts',
-  testTimeout: 60000,
 };

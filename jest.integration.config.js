@@ -3,5 +3,4 @@ module.exports = {
   ...require('./jest.shared'),
   displayName: 'integration',
   testMatch: ['<rootDir>/{packages,services}/*/test/integration/**/*.test.ts'],
-  testTimeout: 30000,
 };

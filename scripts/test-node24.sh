@@ -12,4 +12,4 @@ if [ ! -x "$node24" ]; then
 fi
 echo "node24: $("$node24" --version)"
 "$node24" node_modules/jest/bin/jest.js -c jest.unit.config.js --runInBand "$@"
-"$node24" node_modules/jest/bin/jest.js -c jest.integration.config.js --runInBand --forceExit "$@"
+"$node24" node_modules/jest/bin/jest.js -c jest.integration.config.js --runInBand --forceExit --testTimeout=60000 "$@"

@@ -21,3 +21,4 @@ export * from './janitor';
 export * from './keyed-mutex';
 export * from './janitor-responder';
 export * from './request-context';
+export * from './service-infra';

@@ -2,18 +2,16 @@ import { startTelemetry } from '@baas/common';
 const telemetry = startTelemetry('auth');
 
 import {
-  connectMongo,
-  connectNats,
   createLogger,
   idempotent,
   JANITOR_SUBJECTS,
-  JetStreamBus,
   MongoProcessedEvents,
-  mongoReadiness,
   OutboxRelay,
   redactConfig,
   runService,
   answerJanitor,
+  connectServiceInfra,
+  runMain,
 } from '@baas/common';
 import { loadAuthConfig } from './config';
 import { createApp } from './app';
@@ -28,10 +26,8 @@ async function main(): Promise<void> {
   const logger = createLogger('auth', config.LOG_LEVEL);
   logger.info({ config: redactConfig(config) }, 'starting');
 
-  const mongo = await connectMongo(config.MONGO_URL, 'baas-auth');
-  const db = mongo.db(config.MONGO_DB);
-  const nc = await connectNats(config.NATS_URL, 'baas-auth', logger);
-  const bus = await JetStreamBus.create(nc, logger, { replicas: config.NATS_STREAM_REPLICAS });
+  const infra = await connectServiceInfra('auth', config, logger);
+  const { db, nc, bus } = infra;
 
   const projects = new MongoProjectRepository(db);
   await projects.ensureIndexes();
@@ -70,7 +66,7 @@ async function main(): Promise<void> {
   const serviceApp = createApp({
     logger,
     assertionSecret: config.INTERNAL_ASSERTION_SECRET,
-    readiness: [mongoReadiness(db), { name: 'nats', check: async () => void (await nc.flush()) }],
+    readiness: infra.readiness,
     projects: {
       projects,
       invalidator: new NatsCacheInvalidator(nc),
@@ -95,14 +91,10 @@ async function main(): Promise<void> {
       { name: 'consumers', close: () => projectDeleted.stop() },
       { name: 'keys', close: () => Promise.resolve(auth.deps.keys.stop()) },
       { name: 'outbox', close: () => relay.stop() },
-      { name: 'nats', close: () => nc.drain() },
-      { name: 'mongo', close: () => mongo.close() },
+      ...infra.closers,
       { name: 'telemetry', close: () => telemetry.shutdown() },
     ],
   });
 }
 
-main().catch((err: unknown) => {
-  console.error(err instanceof Error ? err.message : err);
-  process.exit(1);
-});
+runMain(main);

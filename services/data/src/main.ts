@@ -2,17 +2,15 @@ import { startTelemetry } from '@baas/common';
 const telemetry = startTelemetry('data');
 
 import {
-  connectMongo,
-  connectNats,
   createLogger,
-  JetStreamBus,
   MongoProcessedEvents,
-  mongoReadiness,
   redactConfig,
   remoteAccessTokenVerifier,
   runService,
   answerJanitor,
   JANITOR_SUBJECTS,
+  connectServiceInfra,
+  runMain,
 } from '@baas/common';
 import { loadDataConfig } from './config';
 import { createApp } from './app';
@@ -25,10 +23,8 @@ async function main(): Promise<void> {
   const logger = createLogger('data', config.LOG_LEVEL);
   logger.info({ config: redactConfig(config) }, 'starting');
 
-  const mongo = await connectMongo(config.MONGO_URL, 'baas-data');
-  const db = mongo.db(config.MONGO_DB);
-  const nc = await connectNats(config.NATS_URL, 'baas-data', logger);
-  const bus = await JetStreamBus.create(nc, logger, { replicas: config.NATS_STREAM_REPLICAS });
+  const infra = await connectServiceInfra('data', config, logger);
+  const { mongo, db, nc, bus } = infra;
 
   const { deps, relay } = await wireData({
     mongo,
@@ -48,7 +44,7 @@ async function main(): Promise<void> {
   const serviceApp = createApp({
     logger,
     assertionSecret: config.INTERNAL_ASSERTION_SECRET,
-    readiness: [mongoReadiness(db), { name: 'nats', check: async () => void (await nc.flush()) }],
+    readiness: infra.readiness,
     data: deps,
   });
 
@@ -62,14 +58,10 @@ async function main(): Promise<void> {
       { name: 'janitor-responder', close: () => janitor.close() },
       { name: 'project-deleted', close: () => projectDeleted.stop() },
       { name: 'outbox', close: () => relay.stop() },
-      { name: 'nats', close: () => nc.drain() },
-      { name: 'mongo', close: () => mongo.close() },
+      ...infra.closers,
       { name: 'telemetry', close: () => telemetry.shutdown() },
     ],
   });
 }
 
-main().catch((err: unknown) => {
-  console.error(err instanceof Error ? err.message : err);
-  process.exit(1);
-});
+runMain(main);

@@ -2,15 +2,13 @@ import { startTelemetry } from '@baas/common';
 const telemetry = startTelemetry('mail');
 
 import {
-  connectMongo,
-  connectNats,
   createLogger,
-  JetStreamBus,
-  mongoReadiness,
   MongoProcessedEvents,
   OutboxRelay,
   redactConfig,
   runService,
+  connectServiceInfra,
+  runMain,
 } from '@baas/common';
 import { loadMailConfig } from './config';
 import { createApp } from './app';
@@ -27,10 +25,8 @@ async function main(): Promise<void> {
   const logger = createLogger('mail', config.LOG_LEVEL);
   logger.info({ config: redactConfig(config) }, 'starting');
 
-  const mongo = await connectMongo(config.MONGO_URL, 'baas-mail');
-  const db = mongo.db(config.MONGO_DB);
-  const nc = await connectNats(config.NATS_URL, 'baas-mail', logger);
-  const bus = await JetStreamBus.create(nc, logger, { replicas: config.NATS_STREAM_REPLICAS });
+  const infra = await connectServiceInfra('mail', config, logger);
+  const { db, bus } = infra;
 
   const templates = new MongoTemplateRepository(db);
   const usage = new MongoUsageCounter(db);
@@ -76,7 +72,7 @@ async function main(): Promise<void> {
   const serviceApp = createApp({
     logger,
     assertionSecret: config.INTERNAL_ASSERTION_SECRET,
-    readiness: [mongoReadiness(db), { name: 'nats', check: async () => void (await nc.flush()) }],
+    readiness: infra.readiness,
     mail: deps,
   });
 
@@ -91,14 +87,10 @@ async function main(): Promise<void> {
       { name: 'consumers', close: async () => void (await Promise.all(consumers.map((c) => c.stop()))) },
       { name: 'outbox', close: () => relay.stop() },
       { name: 'smtp', close: () => Promise.resolve(mailer.close()) },
-      { name: 'nats', close: () => nc.drain() },
-      { name: 'mongo', close: () => mongo.close() },
+      ...infra.closers,
       { name: 'telemetry', close: () => telemetry.shutdown() },
     ],
   });
 }
 
-main().catch((err: unknown) => {
-  console.error(err instanceof Error ? err.message : err);
-  process.exit(1);
-});
+runMain(main);

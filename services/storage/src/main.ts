@@ -2,17 +2,15 @@ import { startTelemetry } from '@baas/common';
 const telemetry = startTelemetry('storage');
 
 import {
-  connectMongo,
-  connectNats,
   createLogger,
   JANITOR_SUBJECTS,
-  JetStreamBus,
   MongoProcessedEvents,
-  mongoReadiness,
   OutboxRelay,
   redactConfig,
   runService,
   answerJanitor,
+  connectServiceInfra,
+  runMain,
 } from '@baas/common';
 import type { Collection } from 'mongodb';
 import { loadStorageConfig } from './config';
@@ -29,10 +27,8 @@ async function main(): Promise<void> {
   const logger = createLogger('storage', config.LOG_LEVEL);
   logger.info({ config: redactConfig(config) }, 'starting');
 
-  const mongo = await connectMongo(config.MONGO_URL, 'baas-storage');
-  const db = mongo.db(config.MONGO_DB);
-  const nc = await connectNats(config.NATS_URL, 'baas-storage', logger);
-  const bus = await JetStreamBus.create(nc, logger, { replicas: config.NATS_STREAM_REPLICAS });
+  const infra = await connectServiceInfra('storage', config, logger);
+  const { db, nc, bus } = infra;
   const store = await createObjectStore(config);
 
   // Each refers to the other only from callbacks that run after both exist.
@@ -60,11 +56,7 @@ async function main(): Promise<void> {
   const serviceApp = createApp({
     logger,
     assertionSecret: config.INTERNAL_ASSERTION_SECRET,
-    readiness: [
-      mongoReadiness(db),
-      { name: 'nats', check: async () => void (await nc.flush()) },
-      { name: `store-${store.provider}`, check: () => store.ping() },
-    ],
+    readiness: [...infra.readiness, { name: `store-${store.provider}`, check: () => store.ping() }],
     files: deps,
   });
 
@@ -78,14 +70,10 @@ async function main(): Promise<void> {
       { name: 'janitor', close: () => janitor.close() },
       { name: 'consumer', close: () => consumer.stop() },
       { name: 'outbox', close: () => relay.stop() },
-      { name: 'nats', close: () => nc.drain() },
-      { name: 'mongo', close: () => mongo.close() },
+      ...infra.closers,
       { name: 'telemetry', close: () => telemetry.shutdown() },
     ],
   });
 }
 
-main().catch((err: unknown) => {
-  console.error(err instanceof Error ? err.message : err);
-  process.exit(1);
-});
+runMain(main);
