@@ -53,13 +53,15 @@ export function assertMustacheParses(template: string, path: string): void {
   }
 }
 
+// Control characters are exactly what these must match.
+/* eslint-disable no-control-regex */
+const LINE_BREAKS = /[\r\n\u0085\u2028\u2029\u000b\u000c]+/g;
+const OTHER_CONTROLS = /[\u0000-\u0008\u000e-\u001f\u007f]/g;
+/* eslint-enable no-control-regex */
+
 /** CR, LF and the Unicode line separators can never reach a header. */
 export function singleLine(value: string): string {
-  // Control characters are exactly what this must match.
-  // eslint-disable-next-line no-control-regex
-  return value
-    .replace(/[\r\n\u0085\u2028\u2029\u000b\u000c]+/g, ' ')
-    .replace(/[\u0000-\u0008\u000e-\u001f\u007f]/g, '');
+  return value.replace(LINE_BREAKS, ' ').replace(OTHER_CONTROLS, '');
 }
 
 /** Visible content of an HTML body: markup, styles and comments do not count. */

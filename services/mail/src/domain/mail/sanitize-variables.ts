@@ -12,6 +12,10 @@ const HAS_SCHEME_AND_AUTHORITY = /^\s*([a-z][a-z0-9+.-]*:)?\/\//i;
 const MAX_DEPTH = 8;
 const MAX_NODES = 5000;
 
+// Browsers ignore control characters and whitespace inside a scheme.
+// eslint-disable-next-line no-control-regex
+const IGNORED_IN_SCHEME = /[\u0000-\u0020\u007f-\u009f\u00ad\u200b-\u200f\u2028\u2029\ufeff]/g;
+
 /** What a browser would see once entities are decoded and ignorable characters dropped. */
 function normalisedScheme(value: string): string {
   const decoded = value
@@ -19,11 +23,7 @@ function normalisedScheme(value: string): string {
     .replace(/&#(\d+);?/g, (_m, d: string) => String.fromCodePoint(Number(d) % 0x110000))
     .replace(/&colon;/gi, ':')
     .replace(/&(tab|newline);/gi, '');
-  // Browsers ignore control characters and whitespace inside a scheme.
-  // eslint-disable-next-line no-control-regex
-  return decoded
-    .replace(/[\u0000-\u0020\u007f-\u009f\u00ad\u200b-\u200f\u2028\u2029\ufeff]/g, '')
-    .toLowerCase();
+  return decoded.replace(IGNORED_IN_SCHEME, '').toLowerCase();
 }
 
 export function safeUrl(value: string): string {
