@@ -10,6 +10,7 @@ import type { ProjectDeps } from './domain/projects/deps';
 import type { AuthDeps } from './domain/deps';
 import { adminProjectRoutes } from './http/admin-projects.routes';
 import { adminUserRoutes } from './http/admin-users.routes';
+import { adminSigningKeyRoutes } from './http/admin-signing-keys.routes';
 import { internalRoutes } from './http/internal.routes';
 import { jwksRoutes } from './http/jwks.routes';
 import { userAuthRoutes } from './http/user-auth.routes';
@@ -34,6 +35,7 @@ export function createApp(deps: AuthAppDeps): ServiceApp {
   // Before the projects router, whose own middleware would parse and guard these paths too.
   app.use('/api/admin/projects', adminUserRoutes(deps.auth, deps.projects.projects));
   app.use('/api/admin/projects', adminProjectRoutes(deps.projects));
+  app.use('/api/admin/signing-keys', adminSigningKeyRoutes(deps.auth.keys));
   svc.finish();
   return svc;
 }

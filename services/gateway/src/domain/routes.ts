@@ -28,6 +28,7 @@ export function matchRoute(path: string): RouteMatch | undefined {
   }
   if (under(path, '/api/admin/projects')) return { service: 'auth', auth: 'admin', authLimiter: false };
   if (under(path, '/api/admin/mail')) return { service: 'mail', auth: 'admin', authLimiter: false };
+  if (under(path, '/api/admin/signing-keys')) return { service: 'auth', auth: 'admin', authLimiter: false };
   if (under(path, '/api/userAuth')) return { service: 'auth', auth: 'key', authLimiter: true };
   if (under(path, '/api/data')) return { service: 'data', auth: 'key', authLimiter: false };
   if (under(path, '/api/storage')) return { service: 'storage', auth: 'key', authLimiter: false };
