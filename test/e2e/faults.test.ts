@@ -188,7 +188,7 @@ describe('faults: events are never lost', () => {
     const load = (async () => {
       for (let i = 0; !stop; i++) {
         const r = await call(data.url, 'data', 'POST', '/api/data/items', { projectId }, { n: i }).catch(
-          () => ({ status: 0, body: {} }),
+          () => ({ status: 0, body: {} as Record<string, unknown> }),
         );
         if (r.status === 201) acknowledged.push(String(r.body._id));
         else failures.push(r.status);

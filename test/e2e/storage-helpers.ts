@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { client, type CallResult } from '../support/e2e';
+import { client, send, type CallResult } from '../support/e2e';
 
 /** Uploads `bytes` as the `file` field through the gateway. */
 export async function uploadBytes(
@@ -19,10 +19,6 @@ export function bytesOf(n: number): Buffer {
 }
 
 /** GET of a public file URL, as a browser would (no key), through the gateway. */
-export async function fetchPublic(url: string): Promise<Response> {
-  return fetch(url, {
-    headers: {
-      'x-forwarded-for': `10.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}.9`,
-    },
-  });
+export async function fetchPublic(url: string) {
+  return send(url);
 }

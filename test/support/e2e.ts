@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import http from 'node:http';
 import { stackEnv } from './stack-env';
 
 /**
@@ -14,6 +15,65 @@ export const MAIL_API_URL = env.MAIL_API_URL ?? 'http://127.0.0.1:8025';
 export function randomIp(): string {
   const b = randomBytes(3);
   return `10.${b[0]}.${b[1]}.${b[2]}`;
+}
+
+/**
+ * Each test client is its own network peer: requests leave from a distinct loopback address
+ * (all of 127.0.0.0/8 is local on Linux) and also carry a distinct X-Forwarded-For. So the
+ * per-IP rate limit gives every client its own bucket whether or not the gateway trusts
+ * X-Forwarded-For (TRUST_PROXY), and tests never share a bucket.
+ */
+const LOCAL_GATEWAY = /^https?:\/\/(127\.\d+\.\d+\.\d+|localhost)(:\d+)?\//;
+
+export function loopbackFor(ip: string): string | undefined {
+  const [, b, c, d] = ip.split('.').map(Number);
+  return b === undefined ? undefined : `127.${b}.${c ?? 0}.${Math.max(2, Math.min(254, d ?? 2))}`;
+}
+
+export interface SendInit {
+  method?: string;
+  headers?: Record<string, string>;
+  body?: string | Buffer | FormData;
+  /** The client's address: sent as X-Forwarded-For and used as the loopback source address. */
+  ip?: string;
+}
+
+/** An HTTP request as a distinct client; answers with a fetch Response. */
+export async function send(url: string, init: SendInit = {}): Promise<Response> {
+  const ip = init.ip ?? randomIp();
+  const headers: Record<string, string> = { 'x-forwarded-for': ip, ...init.headers };
+  let body: string | Buffer | undefined;
+  if (init.body instanceof FormData) {
+    // Let the platform encode the multipart body and its boundary.
+    const encoded = new Response(init.body);
+    body = Buffer.from(await encoded.arrayBuffer());
+    headers['content-type'] = encoded.headers.get('content-type') ?? 'multipart/form-data';
+  } else body = init.body;
+  if (body !== undefined) headers['content-length'] = String(Buffer.byteLength(body));
+  const localAddress = LOCAL_GATEWAY.test(url) ? loopbackFor(ip) : undefined;
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      url,
+      { method: init.method ?? 'GET', headers, ...(localAddress ? { localAddress } : {}) },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('error', reject);
+        res.on('end', () => {
+          const h = new Headers();
+          for (const [k, v] of Object.entries(res.headers)) {
+            if (Array.isArray(v)) for (const one of v) h.append(k, one);
+            else if (v !== undefined) h.set(k, v);
+          }
+          const status = res.statusCode ?? 0;
+          const noBody = status === 204 || status === 304 || init.method === 'HEAD';
+          resolve(new Response(noBody ? null : Buffer.concat(chunks), { status, headers: h }));
+        });
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
 }
 
 export interface CallOptions {
@@ -38,7 +98,7 @@ export function client(ip: string = randomIp()) {
     path: string,
     opts: CallOptions = {},
   ): Promise<CallResult<T>> {
-    const headers: Record<string, string> = { 'x-forwarded-for': opts.ip ?? ip, ...opts.headers };
+    const headers: Record<string, string> = { ...opts.headers };
     if (opts.key) headers['x-api-key'] = opts.key;
     if (opts.admin) headers.authorization = `Bearer ${ADMIN_TOKEN}`;
     if (opts.token) headers.authorization = `Bearer ${opts.token}`;
@@ -47,7 +107,12 @@ export function client(ip: string = randomIp()) {
       headers['content-type'] = 'application/json';
       body = JSON.stringify(opts.body);
     } else if (opts.rawBody !== undefined) body = opts.rawBody;
-    const r = await fetch(`${BASE_URL}${path}`, { method, headers, body });
+    const r = await send(`${BASE_URL}${path}`, {
+      method,
+      headers,
+      ip: opts.ip ?? ip,
+      ...(body !== undefined ? { body } : {}),
+    });
     const text = await r.text();
     let parsed: unknown = text;
     try {
