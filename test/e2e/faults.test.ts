@@ -187,9 +187,14 @@ describe('faults: events are never lost', () => {
     let stop = false;
     const load = (async () => {
       for (let i = 0; !stop; i++) {
-        const r = await call(data.url, 'data', 'POST', '/api/data/items', { projectId }, { n: i }).catch(
-          () => ({ status: 0, body: {} as Record<string, unknown> }),
-        );
+        const r: { status: number; body: Record<string, unknown> } = await call(
+          data.url,
+          'data',
+          'POST',
+          '/api/data/items',
+          { projectId },
+          { n: i },
+        ).catch(() => ({ status: 0, body: {} }));
         if (r.status === 201) acknowledged.push(String(r.body._id));
         else failures.push(r.status);
         await new Promise((res) => setTimeout(res, 20));

@@ -1,0 +1,229 @@
+import { mkdtempSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { MongoClient, ObjectId } from 'mongodb';
+import { Redis } from 'ioredis';
+import type { NatsConnection } from '@nats-io/nats-core';
+import {
+  assertionKey,
+  connectNats,
+  createLogger,
+  JetStreamBus,
+  signAssertion,
+  trustedProjectId,
+  type EventEnvelope,
+} from '@baas/common';
+import { stackEnv } from '../support/stack-env';
+import { freePort, ServiceProcess } from '../support/service-process';
+import { findBinary, ServerProcess } from '../support/server-process';
+
+/**
+ * Issue 7: the database, NATS and Redis really restart (SIGTERM, down for a moment, started
+ * again on the same data) while a service is under load. The servers are this test's own, so
+ * nothing else that shares the stack's servers is disturbed.
+ */
+const env = stackEnv();
+const logger = createLogger('restart-test', 'silent');
+const secret = assertionKey(env.INTERNAL_ASSERTION_SECRET ?? '');
+const settings = {
+  publicSignups: true,
+  requireEmailVerification: false,
+  limits: { storageBytes: 1e8, documents: 1e5, mailMonthly: 1000 },
+};
+const stops: Array<() => Promise<unknown>> = [];
+
+afterEach(async () => {
+  while (stops.length > 0) await stops.pop()!().catch(() => undefined);
+});
+
+async function until(cond: () => boolean | Promise<boolean>, ms: number, what: string): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await cond())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+async function server(s: ServerProcess): Promise<ServerProcess> {
+  await s.start();
+  stops.push(() => s.stop());
+  return s;
+}
+
+describe('faults: servers restart under load', () => {
+  it('loses no acknowledged write or event when the database and NATS restart, and recovers by itself', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'baas-restart-'));
+    mkdirSync(join(dir, 'fdb'));
+    const [mongoPort, natsPort] = [await freePort(), await freePort()];
+    const ferret = await server(
+      new ServerProcess(
+        'ferretdb',
+        findBinary('ferretdb'),
+        [
+          '--handler=sqlite',
+          `--sqlite-url=file:${dir}/fdb/`,
+          `--state-dir=${dir}`,
+          `--listen-addr=127.0.0.1:${mongoPort}`,
+          '--debug-addr=-',
+          '--telemetry=disable',
+        ],
+        mongoPort,
+      ),
+    );
+    const nats = await server(
+      new ServerProcess(
+        'nats',
+        findBinary('nats-server'),
+        ['-a', '127.0.0.1', '-p', String(natsPort), '-js', '-sd', join(dir, 'nats')],
+        natsPort,
+      ),
+    );
+    const data = new ServiceProcess('data', await freePort(), {
+      MONGO_URL: `mongodb://127.0.0.1:${mongoPort}`,
+      MONGO_DB: 'baas_data',
+      NATS_URL: `nats://127.0.0.1:${natsPort}`,
+    });
+    await data.start();
+    stops.push(() => data.stop());
+
+    const nc: NatsConnection = await connectNats(`nats://127.0.0.1:${natsPort}`, 'restart-test', logger);
+    stops.push(() => nc.drain());
+    const bus = await JetStreamBus.create(nc, logger);
+    const projectId = new ObjectId().toHexString();
+    const events: EventEnvelope[] = [];
+    const handle = await bus.consume({
+      durable: 'restart-test',
+      types: ['document.created'],
+      handler: async (e) => void (e.projectId === projectId && events.push(e)),
+    });
+    stops.push(() => handle.stop());
+
+    const call = async (method: string, path: string, body?: unknown, admin = false) => {
+      const assertion = await signAssertion(secret, 'data', {
+        requestId: randomBytes(4).toString('hex'),
+        admin,
+        projectId: trustedProjectId(projectId),
+        ...(admin ? {} : { keyType: 'secret' as const, settings }),
+      });
+      const r = await fetch(`${data.url}${path}`, {
+        method,
+        headers: {
+          'x-gateway-assertion': assertion,
+          ...(body ? { 'content-type': 'application/json' } : {}),
+        },
+        body: body ? JSON.stringify(body) : undefined,
+      });
+      return { status: r.status, body: (await r.json()) as Record<string, unknown> };
+    };
+    expect([200, 201]).toContain(
+      (await call('PUT', `/api/admin/projects/${projectId}/collections/items`, {}, true)).status,
+    );
+
+    const acknowledged: string[] = [];
+    const failures: number[] = [];
+    let stop = false;
+    const load = (async () => {
+      for (let i = 0; !stop; i++) {
+        const r: { status: number; body: Record<string, unknown> } = await call('POST', '/api/data/items', {
+          n: i,
+        }).catch(() => ({ status: 0, body: {} }));
+        if (r.status === 201) acknowledged.push(String(r.body._id));
+        else failures.push(r.status);
+        await new Promise((res) => setTimeout(res, 20));
+      }
+    })();
+    await until(() => acknowledged.length >= 10, 15_000, 'writes before the restarts');
+    await nats.restart(1000);
+    await until(() => acknowledged.length >= 20, 15_000, 'writes after the NATS restart');
+    await ferret.restart(1000);
+    const before = acknowledged.length;
+    await until(() => acknowledged.length >= before + 10, 30_000, 'writes after the database restart');
+    stop = true;
+    await load;
+
+    // While the database was down the service answered 503, never 500, and it came back alone.
+    expect(failures.filter((s) => s !== 503)).toEqual([]);
+    const mongo = await MongoClient.connect(`mongodb://127.0.0.1:${mongoPort}`);
+    stops.push(() => mongo.close());
+    const stored = new Set(
+      (
+        await mongo
+          .db(`baas_data_p_${projectId}`)
+          .collection('items')
+          .find({}, { projection: { _id: 1 } })
+          .toArray()
+      ).map((d) => String(d._id)),
+    );
+    expect(acknowledged.filter((id) => !stored.has(id))).toEqual([]);
+    await until(
+      () =>
+        new Set(events.map((e) => (e.data as { documentId: string }).documentId)).size >= acknowledged.length,
+      30_000,
+      'every event',
+    );
+    await new Promise((r) => setTimeout(r, 1000));
+    const ids = events.map((e) => (e.data as { documentId: string }).documentId);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(acknowledged.every((id) => ids.includes(id))).toBe(true);
+  });
+
+  it('keeps the gateway serving through a Redis restart and uses Redis again after it', async () => {
+    const redisPort = await freePort();
+    const redisServer = await server(
+      new ServerProcess(
+        'redis',
+        findBinary('redis-server'),
+        ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+        redisPort,
+      ),
+    );
+    const port = await freePort();
+    const gw = new ServiceProcess('gateway', port, {
+      GATEWAY_PORT: String(port),
+      GATEWAY_METRICS_PORT: String(await freePort()),
+      REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+      PLATFORM_ADMIN_TOKEN: env.PLATFORM_ADMIN_TOKEN ?? '',
+      TRUST_PROXY: 'loopback',
+      RATE_LIMIT_GLOBAL_POINTS: '1000',
+      AUTH_URL: env.AUTH_URL ?? 'http://127.0.0.1:8081',
+      DATA_URL: env.DATA_URL ?? 'http://127.0.0.1:8082',
+      STORAGE_URL: env.STORAGE_URL ?? 'http://127.0.0.1:8083',
+      MAIL_URL: env.MAIL_URL ?? 'http://127.0.0.1:8084',
+    });
+    await gw.start();
+    stops.push(() => gw.stop());
+    const redis = new Redis(`redis://127.0.0.1:${redisPort}`, { lazyConnect: true, maxRetriesPerRequest: 1 });
+    redis.on('error', () => undefined);
+    stops.push(async () => redis.disconnect());
+
+    const statuses: number[] = [];
+    let slowest = 0;
+    let stop = false;
+    const load = (async () => {
+      while (!stop) {
+        const started = Date.now();
+        const r = await fetch(`${gw.url}/api/data/none`, {
+          headers: { 'x-forwarded-for': `10.77.${Math.floor(Math.random() * 250)}.1` },
+        });
+        slowest = Math.max(slowest, Date.now() - started);
+        statuses.push(r.status);
+        await new Promise((res) => setTimeout(res, 20));
+      }
+    })();
+    await until(() => statuses.length >= 20, 10_000, 'requests before the restart');
+    await redisServer.restart(1000);
+    const before = statuses.length;
+    await until(() => statuses.length >= before + 40, 15_000, 'requests after the restart');
+    // The restarted Redis starts empty: rate-limit keys in it show the gateway uses it again.
+    await until(
+      async () => (await redis.keys('rl:global*')).length > 0,
+      10_000,
+      'rate-limit keys in the restarted Redis',
+    );
+    stop = true;
+    await load;
+    expect(statuses.filter((s) => s !== 401)).toEqual([]);
+    expect(slowest).toBeLessThan(2000);
+  });
+});
