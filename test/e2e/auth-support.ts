@@ -118,3 +118,16 @@ export function cookieFrom(headers: Headers): string | undefined {
   }
   return undefined;
 }
+
+/** After a password change or reset: the old password is refused, the new one logs in. */
+export async function expectPasswordChanged(
+  call: AuthCall,
+  key: string,
+  email: string,
+  oldPassword: string,
+  newPassword: string,
+): Promise<void> {
+  const login = (password: string) => call('POST', '/api/userAuth/login', { key, body: { email, password } });
+  expect((await login(oldPassword)).status).toBe(401);
+  expect((await login(newPassword)).status).toBe(200);
+}

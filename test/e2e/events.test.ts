@@ -4,6 +4,7 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import { connectNats, createLogger, EVENTS_STREAM, JetStreamBus, type EventEnvelope } from '@baas/common';
 import { client, createProject } from '../support/e2e';
 import { stackEnv } from '../support/stack-env';
+import { until } from '../support/until';
 
 /** Issue 7: events are typed, versioned envelopes that carry the trace of their cause. */
 const env = stackEnv();
@@ -15,14 +16,6 @@ beforeAll(async () => {
   bus = await JetStreamBus.create(nc, createLogger('t', 'silent'));
 });
 afterAll(async () => nc?.drain());
-
-async function until(cond: () => boolean, ms: number): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 describe('domain events', () => {
   it('carry the envelope, the request id and the W3C trace context of the request that caused them', async () => {

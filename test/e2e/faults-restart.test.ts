@@ -1,22 +1,15 @@
 import { mkdtempSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { MongoClient, ObjectId } from 'mongodb';
 import { Redis } from 'ioredis';
 import type { NatsConnection } from '@nats-io/nats-core';
-import {
-  assertionKey,
-  connectNats,
-  createLogger,
-  JetStreamBus,
-  signAssertion,
-  trustedProjectId,
-  type EventEnvelope,
-} from '@baas/common';
+import { connectNats, createLogger, JetStreamBus, type EventEnvelope } from '@baas/common';
 import { stackEnv } from '../support/stack-env';
 import { freePort, ServiceProcess } from '../support/service-process';
 import { findBinary, ServerProcess } from '../support/server-process';
+import { callService } from '../support/service-call';
+import { until } from '../support/until';
 
 /**
  * Issue 7: the database, NATS and Redis really restart (SIGTERM, down for a moment, started
@@ -25,25 +18,11 @@ import { findBinary, ServerProcess } from '../support/server-process';
  */
 const env = stackEnv();
 const logger = createLogger('restart-test', 'silent');
-const secret = assertionKey(env.INTERNAL_ASSERTION_SECRET ?? '');
-const settings = {
-  publicSignups: true,
-  requireEmailVerification: false,
-  limits: { storageBytes: 1e8, documents: 1e5, mailMonthly: 1000 },
-};
 const stops: Array<() => Promise<unknown>> = [];
 
 afterEach(async () => {
   while (stops.length > 0) await stops.pop()!().catch(() => undefined);
 });
-
-async function until(cond: () => boolean | Promise<boolean>, ms: number, what: string): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await cond())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 async function server(s: ServerProcess): Promise<ServerProcess> {
   await s.start();
@@ -99,23 +78,8 @@ describe('faults: servers restart under load', () => {
     });
     stops.push(() => handle.stop());
 
-    const call = async (method: string, path: string, body?: unknown, admin = false) => {
-      const assertion = await signAssertion(secret, 'data', {
-        requestId: randomBytes(4).toString('hex'),
-        admin,
-        projectId: trustedProjectId(projectId),
-        ...(admin ? {} : { keyType: 'secret' as const, settings }),
-      });
-      const r = await fetch(`${data.url}${path}`, {
-        method,
-        headers: {
-          'x-gateway-assertion': assertion,
-          ...(body ? { 'content-type': 'application/json' } : {}),
-        },
-        body: body ? JSON.stringify(body) : undefined,
-      });
-      return { status: r.status, body: (await r.json()) as Record<string, unknown> };
-    };
+    const call = (method: string, path: string, body?: unknown, admin = false) =>
+      callService(data.url, 'data', method, path, { projectId, admin }, body);
     expect([200, 201]).toContain(
       (await call('PUT', `/api/admin/projects/${projectId}/collections/items`, {}, true)).status,
     );

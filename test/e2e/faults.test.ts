@@ -1,22 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { MongoClient, ObjectId } from 'mongodb';
 import type { NatsConnection } from '@nats-io/nats-core';
-import {
-  assertionKey,
-  connectNats,
-  createLogger,
-  JetStreamBus,
-  signAssertion,
-  trustedProjectId,
-  type EventEnvelope,
-  type EventType,
-  type ServiceName,
-} from '@baas/common';
+import { connectNats, createLogger, JetStreamBus, type EventEnvelope, type EventType } from '@baas/common';
 import { stackEnv } from '../support/stack-env';
 import { randomIp } from '../support/e2e';
 import { TcpProxy } from '../support/tcp-proxy';
 import { freePort, ServiceProcess } from '../support/service-process';
 import { uniqueDbName } from '../support/infra';
+import { callService as call } from '../support/service-call';
+import { until } from '../support/until';
 
 /**
  * Issue 7 fault tests. Each starts its own process of a service with one dependency behind a
@@ -26,12 +18,6 @@ import { uniqueDbName } from '../support/infra';
  */
 const env = stackEnv();
 const logger = createLogger('fault-test', 'silent');
-const secret = assertionKey(env.INTERNAL_ASSERTION_SECRET ?? '');
-const settings = {
-  publicSignups: true,
-  requireEmailVerification: false,
-  limits: { storageBytes: 1e8, documents: 1e5, mailMonthly: 1000 },
-};
 let nc: NatsConnection;
 let bus: JetStreamBus;
 let mongo: MongoClient;
@@ -72,30 +58,6 @@ async function service(name: string, extraEnv: Record<string, string>): Promise<
   return s;
 }
 
-async function call(
-  base: string,
-  audience: ServiceName,
-  method: string,
-  path: string,
-  claims: { projectId?: string; admin?: boolean },
-  body?: unknown,
-) {
-  const assertion = await signAssertion(secret, audience, {
-    requestId: `fault-${randomBytes(4).toString('hex')}`,
-    admin: claims.admin ?? false,
-    ...(claims.projectId
-      ? { projectId: trustedProjectId(claims.projectId), keyType: 'secret' as const, settings }
-      : {}),
-  });
-  const r = await fetch(`${base}${path}`, {
-    method,
-    headers: { 'x-gateway-assertion': assertion, ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const text = await r.text();
-  return { status: r.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
-}
-
 /** Collects the events of some types whose data/project match, from a fresh durable consumer. */
 async function collect(types: EventType[], match: (e: EventEnvelope) => boolean) {
   const seen: EventEnvelope[] = [];
@@ -108,14 +70,6 @@ async function collect(types: EventType[], match: (e: EventEnvelope) => boolean)
     await handle.stop();
   });
   return seen;
-}
-
-async function until(cond: () => boolean | Promise<boolean>, ms: number, what: string): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await cond())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 describe('faults: events are never lost', () => {

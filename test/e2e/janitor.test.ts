@@ -3,6 +3,7 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import { connectNats, createLogger, JetStreamBus, type EventEnvelope } from '@baas/common';
 import { client, createProject } from '../support/e2e';
 import { stackEnv } from '../support/stack-env';
+import { until } from '../support/until';
 import { freePort, ServiceProcess } from '../support/service-process';
 
 /**
@@ -24,14 +25,6 @@ afterAll(async () => {
   await Promise.all(janitors.map((j) => j.stop()));
   await nc?.drain();
 });
-
-async function until(cond: () => Promise<boolean> | boolean, ms: number, what: string): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await cond())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
 
 describe('janitor', () => {
   it('purges a trashed document after the grace period, once, while one restored in time survives', async () => {
