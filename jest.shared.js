@@ -2,7 +2,10 @@
 module.exports = {
   testEnvironment: 'node',
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.jest.json', diagnostics: false }] },
-  moduleNameMapper: { '^@baas/common$': '<rootDir>/packages/common/src/index.ts' },
+  moduleNameMapper: {
+    '^@baas/common$': '<rootDir>/packages/common/src/index.ts',
+    '^@baas/common/(mongo|postgres)$': '<rootDir>/packages/common/src/$1/index.ts',
+  },
   modulePathIgnorePatterns: ['<rootDir>/.*/dist/', '<rootDir>/.stack/'],
   rootDir: __dirname,
 };

@@ -677,6 +677,7 @@ function serviceEnv(svc, ep, secrets) {
     PORT: String(svc.port),
     MONGO_URL: `mongodb://${HOST}:${ep.mongoPort}`,
     MONGO_DB: svc.db,
+    DATABASE_URL: `mongodb://${HOST}:${ep.mongoPort}/${svc.db}`,
     NATS_URL: `nats://${HOST}:${ep.natsPort}`,
     REDIS_URL: `redis://${HOST}:${ep.redisPort}`,
     INTERNAL_ASSERTION_SECRET: secrets.INTERNAL_ASSERTION_SECRET,

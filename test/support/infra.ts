@@ -6,6 +6,10 @@ import { Socket } from 'node:net';
  */
 export const infra = {
   mongoUrl: process.env.MONGO_URL ?? 'mongodb://127.0.0.1:27017',
+  /** A role that may create databases: each suite gets a database of its own. */
+  postgresAdminUrl: process.env.POSTGRES_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
+  /** Which store the integration tier runs the services' adapters on (CI runs both). */
+  store: (process.env.TEST_STORE === 'mongodb' ? 'mongodb' : 'postgres') as 'mongodb' | 'postgres',
   natsUrl: process.env.NATS_URL ?? 'nats://127.0.0.1:4222',
   redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
   s3Endpoint: process.env.S3_ENDPOINT ?? 'http://127.0.0.1:7070',
@@ -16,10 +20,10 @@ export const infra = {
   mailApiUrl: process.env.MAIL_API_URL ?? 'http://127.0.0.1:8025',
 };
 
-type Need = 'mongo' | 'nats' | 'redis' | 's3' | 'smtp';
+type Need = 'mongo' | 'postgres' | 'nats' | 'redis' | 's3' | 'smtp';
 
 function hostPort(url: string, defPort: number): [string, number] {
-  const u = new URL(url.replace(/^(mongodb|nats|redis):/, 'http:'));
+  const u = new URL(url.replace(/^(mongodb|postgres|postgresql|nats|redis):/, 'http:'));
   return [u.hostname, Number(u.port || defPort)];
 }
 
@@ -43,6 +47,7 @@ function reachable(host: string, port: number): Promise<boolean> {
 export async function requireInfra(...needs: Need[]): Promise<void> {
   const where: Record<Need, [string, number]> = {
     mongo: hostPort(infra.mongoUrl, 27017),
+    postgres: hostPort(infra.postgresAdminUrl, 5432),
     nats: hostPort(infra.natsUrl, 4222),
     redis: hostPort(infra.redisUrl, 6379),
     s3: hostPort(infra.s3Endpoint, 80),
@@ -56,11 +61,16 @@ export async function requireInfra(...needs: Need[]): Promise<void> {
   if (missing.length > 0)
     throw new Error(
       `Integration tests need real infrastructure, not reachable: ${missing.join(', ')}. ` +
-        'Start it with `npm run up -- --infra-only` (or `npm run up`), or point MONGO_URL/NATS_URL/REDIS_URL/S3_ENDPOINT/SMTP_HOST at running servers.',
+        'Start it with `npm run up -- --infra-only` (or `npm run up`), or point MONGO_URL/POSTGRES_ADMIN_URL/NATS_URL/REDIS_URL/S3_ENDPOINT/SMTP_HOST at running servers.',
     );
 }
 
 /** A database name no other test uses. */
 export function uniqueDbName(prefix: string): string {
   return `${prefix}_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
+}
+
+/** The database server the integration tier's store needs (TEST_STORE). */
+export function storeNeed(): Need {
+  return infra.store === 'mongodb' ? 'mongo' : 'postgres';
 }

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
+import { databaseUrlSchema } from './store';
 
 /**
  * Config is parsed once at boot into a frozen object. Every variable may also be given as
@@ -78,13 +79,20 @@ export const env = {
   logLevel: () => z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 };
 
-/** Variables every backend service reads. */
+/** Variables every backend process reads. */
 export const serviceEnvShape = {
-  MONGO_URL: env.string('mongodb://127.0.0.1:27017'),
   NATS_URL: env.string('nats://127.0.0.1:4222'),
   /** JetStream replicas of the event streams: 1 on a single server, 3 on a production cluster. */
   NATS_STREAM_REPLICAS: z.coerce.number().int().min(1).max(5).default(1),
   INTERNAL_ASSERTION_SECRET: env.secret(32),
   LOG_LEVEL: env.logLevel(),
   SHUTDOWN_GRACE_SECONDS: env.int(10),
+};
+
+/** Variables of a service that owns a database: the store is chosen by DATABASE_URL alone. */
+export const storeEnvShape = {
+  ...serviceEnvShape,
+  DATABASE_URL: databaseUrlSchema,
+  /** Apply pending migrations at boot (PostgreSQL); off when a migration Job does it. */
+  DB_MIGRATE_ON_BOOT: env.bool(true),
 };

@@ -1,8 +1,10 @@
 import type { Db, MongoClient } from 'mongodb';
+import type { Pool } from 'pg';
 import type { NatsConnection } from '@nats-io/nats-core';
 import type { Logger } from './logger';
 import type { ReadinessCheck } from './http/bootstrap';
-import { connectMongo, mongoReadiness } from './mongo';
+import type { StoreLocation } from './store';
+import type { ProcessedEvents } from './events/idempotency';
 import { connectNats, JetStreamBus } from './events/bus';
 
 export interface Closer {
@@ -10,16 +12,63 @@ export interface Closer {
   close: () => Promise<void>;
 }
 
+/** The service's own database, on whichever store `DATABASE_URL` names. */
+export type ServiceStore =
+  { kind: 'postgres'; pool: Pool; url: string } | { kind: 'mongodb'; client: MongoClient; db: Db };
+
 export interface ServiceInfra {
-  mongo: MongoClient;
-  /** The service's own database (MONGO_DB). */
-  db: Db;
+  store: ServiceStore;
   nc: NatsConnection;
   bus: JetStreamBus;
+  /** Consumer idempotency records in the service's own database. */
+  processed: ProcessedEvents;
   /** Readiness of the service's own dependencies: its database and NATS. */
   readiness: ReadinessCheck[];
   /** Close after the service's own closers: NATS drained, then the database. */
   closers: Closer[];
+}
+
+export interface StoreOptions {
+  /** The service's SQL migrations (applied at boot on PostgreSQL when `migrate` is true). */
+  migrationsDir: string;
+  migrate: boolean;
+}
+
+/**
+ * Connects the store a service's DATABASE_URL names. The driver of the other store is never
+ * loaded, and processes that own no database (gateway, janitor) never call this.
+ */
+export async function connectStore(
+  service: string,
+  location: StoreLocation,
+  logger: Logger,
+  opts: StoreOptions,
+): Promise<{
+  store: ServiceStore;
+  processed: ProcessedEvents;
+  readiness: ReadinessCheck;
+  close: () => Promise<void>;
+}> {
+  if (location.kind === 'postgres') {
+    const pg = await import('./postgres');
+    if (opts.migrate) await pg.migratePostgres(location.url, opts.migrationsDir, logger);
+    const pool = await pg.connectPostgres(location.url, `baas-${service}`, logger);
+    return {
+      store: { kind: 'postgres', pool, url: location.url },
+      processed: new pg.PgProcessedEvents(pool),
+      readiness: pg.postgresReadiness(pool),
+      close: () => pool.end(),
+    };
+  }
+  const mongo = await import('./mongo');
+  const client = await mongo.connectMongo(location.url, `baas-${service}`);
+  const db = client.db(location.database);
+  return {
+    store: { kind: 'mongodb', client, db },
+    processed: new mongo.MongoProcessedEvents(db),
+    readiness: mongo.mongoReadiness(db),
+    close: () => client.close(),
+  };
 }
 
 /**
@@ -28,22 +77,30 @@ export interface ServiceInfra {
  */
 export async function connectServiceInfra(
   service: string,
-  config: { MONGO_URL: string; MONGO_DB: string; NATS_URL: string; NATS_STREAM_REPLICAS: number },
+  config: {
+    DATABASE_URL: StoreLocation;
+    DB_MIGRATE_ON_BOOT: boolean;
+    NATS_URL: string;
+    NATS_STREAM_REPLICAS: number;
+  },
   logger: Logger,
+  migrationsDir: string,
 ): Promise<ServiceInfra> {
-  const mongo = await connectMongo(config.MONGO_URL, `baas-${service}`);
-  const db = mongo.db(config.MONGO_DB);
+  const db = await connectStore(service, config.DATABASE_URL, logger, {
+    migrationsDir,
+    migrate: config.DB_MIGRATE_ON_BOOT,
+  });
   const nc = await connectNats(config.NATS_URL, `baas-${service}`, logger);
   const bus = await JetStreamBus.create(nc, logger, { replicas: config.NATS_STREAM_REPLICAS });
   return {
-    mongo,
-    db,
+    store: db.store,
     nc,
     bus,
-    readiness: [mongoReadiness(db), natsReadiness(nc)],
+    processed: db.processed,
+    readiness: [db.readiness, natsReadiness(nc)],
     closers: [
       { name: 'nats', close: () => nc.drain() },
-      { name: 'mongo', close: () => mongo.close() },
+      { name: 'database', close: db.close },
     ],
   };
 }
@@ -58,4 +115,10 @@ export function runMain(main: () => Promise<void>): void {
     console.error(err instanceof Error ? err.message : err);
     process.exit(1);
   });
+}
+
+/** The MongoDB side of a store, for wiring that has only MongoDB adapters. */
+export function mongoStore(store: ServiceStore): { client: MongoClient; db: Db } {
+  if (store.kind !== 'mongodb') throw new Error('this service has no adapters for this store');
+  return store;
 }

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { startTelemetry } from '@baas/common';
 const telemetry = startTelemetry('auth');
 
@@ -5,14 +6,14 @@ import {
   createLogger,
   idempotent,
   JANITOR_SUBJECTS,
-  MongoProcessedEvents,
-  OutboxRelay,
   redactConfig,
   runService,
   answerJanitor,
   connectServiceInfra,
+  mongoStore,
   runMain,
 } from '@baas/common';
+import { MongoProcessedEvents, OutboxRelay } from '@baas/common/mongo';
 import { loadAuthConfig } from './config';
 import { createApp } from './app';
 import { MongoProjectRepository, objectIdGenerator } from './adapters/mongo-project-repository';
@@ -21,13 +22,17 @@ import { wireAuth } from './wiring';
 import { purgeExpired } from './domain/maintenance/purge-expired';
 import { deleteProjectUsers } from './domain/maintenance/delete-project-users';
 
+/** This service's SQL migrations (PostgreSQL), next to dist/ in the package. */
+const MIGRATIONS_DIR = path.resolve(__dirname, '../migrations');
+
 async function main(): Promise<void> {
   const config = loadAuthConfig();
   const logger = createLogger('auth', config.LOG_LEVEL);
   logger.info({ config: redactConfig(config) }, 'starting');
 
-  const infra = await connectServiceInfra('auth', config, logger);
-  const { db, nc, bus } = infra;
+  const infra = await connectServiceInfra('auth', config, logger, MIGRATIONS_DIR);
+  const { nc, bus } = infra;
+  const { db } = mongoStore(infra.store);
 
   const projects = new MongoProjectRepository(db);
   await projects.ensureIndexes();

@@ -1,10 +1,9 @@
 import { z } from 'zod';
-import { env, loadConfig, serviceEnvShape } from '@baas/common';
+import { env, loadConfig, storeEnvShape } from '@baas/common';
 
 export const dataConfigSchema = z.object({
-  ...serviceEnvShape,
+  ...storeEnvShape,
   PORT: env.port(8082),
-  MONGO_DB: env.string('baas_data'),
   AUTH_URL: env.url('http://127.0.0.1:8081'),
   DEFAULT_DOCUMENT_QUOTA: env.int(100000),
   /** Read by the janitor; kept here so one environment file serves every process. */

@@ -1,34 +1,40 @@
+import path from 'node:path';
 import { startTelemetry } from '@baas/common';
 const telemetry = startTelemetry('data');
 
 import {
   createLogger,
-  MongoProcessedEvents,
   redactConfig,
   remoteAccessTokenVerifier,
   runService,
   answerJanitor,
   JANITOR_SUBJECTS,
   connectServiceInfra,
+  mongoStore,
   runMain,
 } from '@baas/common';
+import { MongoProcessedEvents } from '@baas/common/mongo';
 import { loadDataConfig } from './config';
 import { createApp } from './app';
 import { wireData } from './wiring';
 import { consumeProjectDeleted } from './consumers/project-deleted';
 import { purgeTrash } from './domain/documents/purge-trash';
 
+/** This service's SQL migrations (PostgreSQL), next to dist/ in the package. */
+const MIGRATIONS_DIR = path.resolve(__dirname, '../migrations');
+
 async function main(): Promise<void> {
   const config = loadDataConfig();
   const logger = createLogger('data', config.LOG_LEVEL);
   logger.info({ config: redactConfig(config) }, 'starting');
 
-  const infra = await connectServiceInfra('data', config, logger);
-  const { mongo, db, nc, bus } = infra;
+  const infra = await connectServiceInfra('data', config, logger, MIGRATIONS_DIR);
+  const { nc, bus } = infra;
+  const { client: mongo, db } = mongoStore(infra.store);
 
   const { deps, relay } = await wireData({
     mongo,
-    dbName: config.MONGO_DB,
+    dbName: config.DATABASE_URL.database,
     tokens: remoteAccessTokenVerifier(config.AUTH_URL),
     publisher: bus,
     logger,

@@ -1,5 +1,6 @@
 import type { Collection, MongoClient } from 'mongodb';
-import { OutboxRelay, type AccessTokenVerifier, type EventPublisher, type Logger } from '@baas/common';
+import { type AccessTokenVerifier, type EventPublisher, type Logger } from '@baas/common';
+import { OutboxRelay } from '@baas/common/mongo';
 import type { DataDeps, DataLimits } from './ports';
 import { KeyedMutex } from '@baas/common';
 import { MongoCollectionCatalogue } from './adapters/mongo-catalogue';

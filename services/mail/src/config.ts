@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { env, loadConfig, serviceEnvShape } from '@baas/common';
+import { env, loadConfig, storeEnvShape } from '@baas/common';
 import { isValidAddress } from './domain/mail/address';
 
 /** `Name <address>` or a bare address, on one line. */
@@ -10,9 +10,8 @@ export function isValidFrom(value: string): boolean {
 }
 
 export const mailConfigSchema = z.object({
-  ...serviceEnvShape,
+  ...storeEnvShape,
   PORT: env.port(8084),
-  MONGO_DB: env.string('baas_mail'),
   SMTP_HOST: env.string('127.0.0.1'),
   SMTP_PORT: env.port(1025),
   /** Only for servers that need it; Mailpit accepts any or none. */

@@ -1,15 +1,16 @@
+import path from 'node:path';
 import { startTelemetry } from '@baas/common';
 const telemetry = startTelemetry('mail');
 
 import {
   createLogger,
-  MongoProcessedEvents,
-  OutboxRelay,
   redactConfig,
   runService,
   connectServiceInfra,
+  mongoStore,
   runMain,
 } from '@baas/common';
+import { MongoProcessedEvents, OutboxRelay } from '@baas/common/mongo';
 import { loadMailConfig } from './config';
 import { createApp } from './app';
 import { startConsumers } from './consumers';
@@ -20,13 +21,17 @@ import { SmtpMailer } from './adapters/smtp-mailer';
 import type { MailDeps } from './domain/deps';
 import { sweepUsage } from './domain/usage/sweep-usage';
 
+/** This service's SQL migrations (PostgreSQL), next to dist/ in the package. */
+const MIGRATIONS_DIR = path.resolve(__dirname, '../migrations');
+
 async function main(): Promise<void> {
   const config = loadMailConfig();
   const logger = createLogger('mail', config.LOG_LEVEL);
   logger.info({ config: redactConfig(config) }, 'starting');
 
-  const infra = await connectServiceInfra('mail', config, logger);
-  const { db, bus } = infra;
+  const infra = await connectServiceInfra('mail', config, logger, MIGRATIONS_DIR);
+  const { bus } = infra;
+  const { db } = mongoStore(infra.store);
 
   const templates = new MongoTemplateRepository(db);
   const usage = new MongoUsageCounter(db);

@@ -1,12 +1,11 @@
 import path from 'node:path';
 import { z } from 'zod';
-import { env, loadConfig, serviceEnvShape } from '@baas/common';
+import { env, loadConfig, storeEnvShape } from '@baas/common';
 
 export const storageConfigSchema = z
   .object({
-    ...serviceEnvShape,
+    ...storeEnvShape,
     PORT: env.port(8083),
-    MONGO_DB: env.string('baas_storage'),
     /** `local` is the embedded single-machine default; `npm run up` passes `s3`. */
     STORAGE_DRIVER: z.enum(['s3', 'local']).default('local'),
     STORAGE_LOCAL_DIR: env.string(path.resolve('data', 'files')),

@@ -1,17 +1,18 @@
+import path from 'node:path';
 import { startTelemetry } from '@baas/common';
 const telemetry = startTelemetry('storage');
 
 import {
   createLogger,
   JANITOR_SUBJECTS,
-  MongoProcessedEvents,
-  OutboxRelay,
   redactConfig,
   runService,
   answerJanitor,
   connectServiceInfra,
+  mongoStore,
   runMain,
 } from '@baas/common';
+import { MongoProcessedEvents, OutboxRelay } from '@baas/common/mongo';
 import type { Collection } from 'mongodb';
 import { loadStorageConfig } from './config';
 import { createApp } from './app';
@@ -22,13 +23,17 @@ import { consumeProjectDeleted } from './consumers';
 import { sweepOrphans } from './domain/files/sweep-orphans';
 import type { FileDeps } from './domain/files/deps';
 
+/** This service's SQL migrations (PostgreSQL), next to dist/ in the package. */
+const MIGRATIONS_DIR = path.resolve(__dirname, '../migrations');
+
 async function main(): Promise<void> {
   const config = loadStorageConfig();
   const logger = createLogger('storage', config.LOG_LEVEL);
   logger.info({ config: redactConfig(config) }, 'starting');
 
-  const infra = await connectServiceInfra('storage', config, logger);
-  const { db, nc, bus } = infra;
+  const infra = await connectServiceInfra('storage', config, logger, MIGRATIONS_DIR);
+  const { nc, bus } = infra;
+  const { db } = mongoStore(infra.store);
   const store = await createObjectStore(config);
 
   // Each refers to the other only from callbacks that run after both exist.

@@ -1,5 +1,3 @@
-import type { Collection, Db } from 'mongodb';
-
 /**
  * Consumers are idempotent: before acting on an event they claim it in their own database.
  * The claim is an insert with a unique _id, so a redelivered event is recognised.
@@ -9,32 +7,6 @@ export interface ProcessedEvents {
   /** True when the event was claimed now; false when it was already processed. */
   claim(consumer: string, eventId: string): Promise<boolean>;
   release(consumer: string, eventId: string): Promise<void>;
-}
-
-interface ProcessedDoc {
-  _id: string;
-  at: Date;
-}
-
-export class MongoProcessedEvents implements ProcessedEvents {
-  private readonly coll: Collection<ProcessedDoc>;
-  constructor(db: Db) {
-    this.coll = db.collection<ProcessedDoc>('processed_events');
-  }
-
-  async claim(consumer: string, eventId: string): Promise<boolean> {
-    try {
-      await this.coll.insertOne({ _id: `${consumer}:${eventId}`, at: new Date() });
-      return true;
-    } catch (e) {
-      if ((e as { code?: number }).code === 11000) return false;
-      throw e;
-    }
-  }
-
-  async release(consumer: string, eventId: string): Promise<void> {
-    await this.coll.deleteOne({ _id: `${consumer}:${eventId}` });
-  }
 }
 
 export function idempotent<E extends { id: string }>(

@@ -28,6 +28,32 @@ describe('toAppError', () => {
       ),
     ).toMatchObject({ status: 503 });
   });
+  it.each([
+    ['08006', 'connection failure'],
+    ['57P01', 'terminating connection due to administrator command'],
+    ['57P03', 'the database system is starting up'],
+    ['53300', 'too many connections'],
+    ['40001', 'could not serialize access'],
+    ['55P03', 'lock timeout'],
+  ])('maps PostgreSQL %s (%s) to 503 with Retry-After', (code, message) => {
+    expect(toAppError(Object.assign(new Error(message), { code }))).toMatchObject({
+      status: 503,
+      headers: { 'Retry-After': '1' },
+    });
+  });
+  it('maps a pool that cannot get a connection to 503', () => {
+    expect(toAppError(new Error('timeout exceeded when trying to connect'))).toMatchObject({ status: 503 });
+    expect(toAppError(new Error('Connection terminated unexpectedly'))).toMatchObject({ status: 503 });
+  });
+  it('maps a statement over its time budget to 504', () => {
+    expect(
+      toAppError(Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' })),
+    ).toMatchObject({ status: 504, code: 'QUERY_TIMEOUT' });
+  });
+  it('leaves a constraint violation and a syntax error to the code that caused them', () => {
+    expect(toAppError(Object.assign(new Error('duplicate key'), { code: '23505' }))).toBeUndefined();
+    expect(toAppError(Object.assign(new Error('syntax error'), { code: '42601' }))).toBeUndefined();
+  });
   it('leaves unknown errors to become an opaque 500', () => {
     expect(toAppError(new TypeError('bug'))).toBeUndefined();
   });

@@ -28,13 +28,33 @@ const UNAVAILABLE_CODES = new Set([
   'EHOSTUNREACH',
 ]);
 
+/**
+ * PostgreSQL SQLSTATEs that mean "busy or unreachable right now": connection exceptions (08),
+ * shutdown and startup (57P0x), too many connections (53300), out of resources (53xxx),
+ * serialization failures and deadlocks that survived their retries (40001, 40P01), lock timeouts
+ * (55P03).
+ */
+const PG_UNAVAILABLE = /^(08...|57P0[1-4]|53...|40001|40P01|55P03)$/;
+/** node-postgres' own errors for a pool that cannot get a connection, or one that broke. */
+const PG_UNAVAILABLE_MESSAGES = /^(timeout exceeded when trying to connect|Connection terminated)/;
+/** A statement cancelled by its `statement_timeout`: the query is over its time budget. */
+const PG_QUERY_CANCELED = '57014';
+
+function unavailable(): AppError {
+  const e = errors.serviceUnavailable('A dependency is unavailable, please retry');
+  return new AppError(e.status, e.code, e.message, undefined, { 'Retry-After': '1' });
+}
+
 export function toAppError(err: unknown): AppError | undefined {
   if (err instanceof AppError) return err;
-  const { name, code } = (err ?? {}) as { name?: string; code?: unknown };
-  if ((name && UNAVAILABLE_ERRORS.has(name)) || (typeof code === 'string' && UNAVAILABLE_CODES.has(code))) {
-    const e = errors.serviceUnavailable('A dependency is unavailable, please retry');
-    return new AppError(e.status, e.code, e.message, undefined, { 'Retry-After': '1' });
-  }
+  const { name, code, message } = (err ?? {}) as { name?: string; code?: unknown; message?: unknown };
+  if ((name && UNAVAILABLE_ERRORS.has(name)) || (typeof code === 'string' && UNAVAILABLE_CODES.has(code)))
+    return unavailable();
+  if (typeof code === 'string' && PG_UNAVAILABLE.test(code)) return unavailable();
+  if (code === PG_QUERY_CANCELED)
+    return new AppError(504, 'QUERY_TIMEOUT', 'The query took longer than its time budget');
+  if (err instanceof Error && typeof message === 'string' && PG_UNAVAILABLE_MESSAGES.test(message))
+    return unavailable();
   const bp = err as BodyParserError | undefined;
   switch (bp?.type ?? '') {
     case 'entity.parse.failed':

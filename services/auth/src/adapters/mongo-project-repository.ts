@@ -1,17 +1,10 @@
 import { ObjectId, type Collection, type Db } from 'mongodb';
-import {
-  HIDE_OUTBOX,
-  pushEvents,
-  trustedProjectId,
-  withEvents,
-  type EventEnvelope,
-  type KeyType,
-  type OutboxFields,
-  type ProjectId,
-} from '@baas/common';
+import { trustedProjectId, type EventEnvelope, type KeyType, type ProjectId } from '@baas/common';
+import { HIDE_OUTBOX, pushEvents, withEvents, type OutboxFields } from '@baas/common/mongo';
 import type { Project, StoredKey, StoredSettings } from '../domain/projects/project';
 import type { IdGenerator, ProjectRepository } from '../ports';
-import { documentLockKey, KeyedMutex, serializeWrites } from '@baas/common';
+import { KeyedMutex } from '@baas/common';
+import { documentLockKey, serializeWrites } from '@baas/common/mongo';
 
 interface ProjectDoc extends OutboxFields {
   _id: ObjectId;

@@ -1,5 +1,6 @@
 import type { Collection, Db } from 'mongodb';
-import { isDuplicateKeyError, type ProjectId } from '@baas/common';
+import { type ProjectId } from '@baas/common';
+import { isDuplicateKeyError } from '@baas/common/mongo';
 import type { SessionFamily, SessionRepository, StoredRefreshToken } from '../ports';
 
 interface FamilyDoc {

@@ -1,17 +1,17 @@
 import { ObjectId, type Collection, type Db, type Document } from 'mongodb';
+import { type EventEnvelope, type ProjectId } from '@baas/common';
 import {
   HIDE_OUTBOX,
   isDuplicateKeyError,
   pushEvents,
   purgeWithEvents,
   withEvents,
-  type EventEnvelope,
   type OutboxFields,
-  type ProjectId,
-} from '@baas/common';
+} from '@baas/common/mongo';
 import { DuplicateEmailError, type CodeEffects, type NewUser, type UserRepository } from '../ports';
 import { normalizeEmail, type CodePurpose, type StoredCode, type User } from '../domain/users/user';
-import { documentLockKey, KeyedMutex, serializeWrites } from '@baas/common';
+import { KeyedMutex } from '@baas/common';
+import { documentLockKey, serializeWrites } from '@baas/common/mongo';
 
 interface UserDoc extends OutboxFields {
   _id: ObjectId;

@@ -7,9 +7,9 @@ import {
   idempotent,
   JANITOR_SUBJECTS,
   JetStreamBus,
-  MongoProcessedEvents,
   type JanitorReply,
 } from '@baas/common';
+import { MongoProcessedEvents } from '@baas/common/mongo';
 import { deleteProjectUsers } from '../../src/domain/maintenance/delete-project-users';
 import { eventually } from './harness';
 import { infra, requireInfra } from '../../../../test/support/infra';

@@ -18,7 +18,7 @@ import { createApp } from '../../src/app';
 import { loadAuthConfig, type AuthConfig } from '../../src/config';
 import { MongoProjectRepository, objectIdGenerator } from '../../src/adapters/mongo-project-repository';
 import { wireAuth, type AuthWiring } from '../../src/wiring';
-import { OutboxRelay } from '@baas/common';
+import { OutboxRelay } from '@baas/common/mongo';
 
 export const SECRET = 'integration-test-assertion-secret-0123456789';
 

@@ -1,18 +1,17 @@
 import type { Collection, Db } from 'mongodb';
+import { trustedProjectId, type EventEnvelope, type ProjectId } from '@baas/common';
 import {
   HIDE_OUTBOX,
   isDuplicateKeyError,
   PURGE_FIELD,
   purgeWithEvents,
-  trustedProjectId,
   withEvents,
-  type EventEnvelope,
   type OutboxFields,
-  type ProjectId,
-} from '@baas/common';
+} from '@baas/common/mongo';
 import type { CollectionCatalogue } from '../ports';
 import type { CollectionDef, CollectionSchema, RlsConfig } from '../domain/collections/collection';
-import { KeyedMutex, serializeWrites } from '@baas/common';
+import { KeyedMutex } from '@baas/common';
+import { serializeWrites } from '@baas/common/mongo';
 
 interface CatalogueDoc extends OutboxFields {
   _id: string;

@@ -1,15 +1,12 @@
 import type { Collection, Db, Document, MongoClient } from 'mongodb';
+import { AppError, errors, type EventEnvelope, type ProjectId } from '@baas/common';
 import {
-  AppError,
   HIDE_OUTBOX,
-  errors,
   isDuplicateKeyError,
   pushEvents,
   purgeWithEvents,
   withEvents,
-  type EventEnvelope,
-  type ProjectId,
-} from '@baas/common';
+} from '@baas/common/mongo';
 import type {
   DocumentCollection,
   DocumentStore,
@@ -19,7 +16,8 @@ import type {
   StoredDoc,
 } from '../ports';
 import { uniquePaths, type CollectionDef } from '../domain/collections/collection';
-import { KeyedMutex, serializeWrites } from '@baas/common';
+import { KeyedMutex } from '@baas/common';
+import { serializeWrites } from '@baas/common/mongo';
 
 const UNIQUE_PREFIX = 'uniq_';
 const MAX_TIME_EXPIRED = 50;

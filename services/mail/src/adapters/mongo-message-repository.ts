@@ -1,12 +1,6 @@
 import { ObjectId, type Collection, type Db } from 'mongodb';
-import {
-  OUTBOX_FIELD,
-  PURGE_FIELD,
-  pushEvents,
-  type EventEnvelope,
-  type OutboxFields,
-  type ProjectId,
-} from '@baas/common';
+import { type EventEnvelope, type ProjectId } from '@baas/common';
+import { OUTBOX_FIELD, PURGE_FIELD, pushEvents, type OutboxFields } from '@baas/common/mongo';
 import type { IdGenerator, MessageRecord, MessageRepository, MessageStatus } from '../ports';
 
 interface MessageDoc extends OutboxFields {

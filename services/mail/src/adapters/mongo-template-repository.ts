@@ -1,5 +1,6 @@
 import { ObjectId, type Collection, type Db, type Filter } from 'mongodb';
-import { isDuplicateKeyError, trustedProjectId, type ProjectId } from '@baas/common';
+import { trustedProjectId, type ProjectId } from '@baas/common';
+import { isDuplicateKeyError } from '@baas/common/mongo';
 import type { StoredTemplate, TemplateContent, TemplateOwner } from '../domain/templates/template';
 import type { TemplateRepository } from '../ports';
 

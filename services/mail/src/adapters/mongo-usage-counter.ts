@@ -1,5 +1,6 @@
 import type { Collection, Db } from 'mongodb';
-import { isDuplicateKeyError, type ProjectId } from '@baas/common';
+import { type ProjectId } from '@baas/common';
+import { isDuplicateKeyError } from '@baas/common/mongo';
 import type { UsageCounter, UsageSlot } from '../ports';
 
 /** One document per unit of use: slot `n` of a project's bucket. */

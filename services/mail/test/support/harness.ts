@@ -4,18 +4,16 @@ import { ObjectId, type Db, type MongoClient } from 'mongodb';
 import type { NatsConnection } from '@nats-io/nats-core';
 import {
   assertionKey,
-  connectMongo,
   connectNats,
   createLogger,
   JetStreamBus,
-  MongoProcessedEvents,
-  OutboxRelay,
   signAssertion,
   trustedProjectId,
   type EventEnvelope,
   type KeyType,
   type ProjectId,
 } from '@baas/common';
+import { connectMongo, MongoProcessedEvents, OutboxRelay } from '@baas/common/mongo';
 import { infra, uniqueDbName } from '../../../../test/support/infra';
 import { createApp } from '../../src/app';
 import { MongoTemplateRepository } from '../../src/adapters/mongo-template-repository';

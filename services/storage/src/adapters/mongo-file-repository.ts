@@ -1,14 +1,6 @@
 import type { Collection, Db, Document } from 'mongodb';
-import {
-  HIDE_OUTBOX,
-  PURGE_FIELD,
-  purgeWithEvents,
-  pushEvents,
-  trustedProjectId,
-  type EventEnvelope,
-  type OutboxFields,
-  type ProjectId,
-} from '@baas/common';
+import { trustedProjectId, type EventEnvelope, type ProjectId } from '@baas/common';
+import { HIDE_OUTBOX, PURGE_FIELD, purgeWithEvents, pushEvents, type OutboxFields } from '@baas/common/mongo';
 import type { FileRecord, FileRepository, FileStatus } from '../ports';
 import { KeyedMutex } from '@baas/common';
 

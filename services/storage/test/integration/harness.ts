@@ -9,12 +9,12 @@ import { DeleteBucketCommand, DeleteObjectCommand, ListObjectsV2Command } from '
 import {
   assertionKey,
   createLogger,
-  OutboxRelay,
   signAssertion,
   trustedProjectId,
   type EventEnvelope,
   type ProjectId,
 } from '@baas/common';
+import { OutboxRelay } from '@baas/common/mongo';
 import { createApp } from '../../src/app';
 import { MongoFileRepository } from '../../src/adapters/mongo-file-repository';
 import { MongoQuotaLedger, MongoSweepCursor } from '../../src/adapters/mongo-quota-ledger';

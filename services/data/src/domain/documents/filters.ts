@@ -1,5 +1,6 @@
 import { ObjectId } from 'mongodb';
-import { PURGE_FIELD, errors } from '@baas/common';
+import { errors } from '@baas/common';
+import { PURGE_FIELD } from '@baas/common/mongo';
 import type { Filter } from '../../ports';
 
 /** A malformed id names no document: 404, exactly like a missing one. */

@@ -1,4 +1,5 @@
-import { PURGE_FIELD, createEvent, type JanitorReply } from '@baas/common';
+import { createEvent, type JanitorReply } from '@baas/common';
+import { PURGE_FIELD } from '@baas/common/mongo';
 import type { DataDeps } from '../../ports';
 
 /**

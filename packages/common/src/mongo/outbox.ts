@@ -1,7 +1,8 @@
 import type { Collection, Document } from 'mongodb';
 import type { Logger } from '../logger';
-import type { EventPublisher } from './bus';
-import type { EventEnvelope } from './envelope';
+import type { EventPublisher } from '../events/bus';
+import type { EventEnvelope } from '../events/envelope';
+import { RelayLoop } from '../events/relay-loop';
 
 /**
  * Transactional outbox without transactions: a pending event is stored inside the very document
@@ -54,37 +55,9 @@ interface RelayOptions {
   batchSize?: number;
 }
 
-export class OutboxRelay {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
-  private again = false;
-  private stopped = false;
-
-  constructor(private readonly opts: RelayOptions) {}
-
-  start(): void {
-    const every = this.opts.intervalMs ?? 1000;
-    this.timer = setInterval(() => this.kick(), every);
-    this.timer.unref();
-    this.kick();
-  }
-
-  /** Ask for a pass now (after a write); passes never overlap. */
-  kick(): void {
-    if (this.stopped) return;
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    this.running = this.passUntilQuiet().finally(() => {
-      this.running = undefined;
-    });
-  }
-
-  /** Resolves when every event pending at the time of the call has been published (for tests). */
-  async flush(): Promise<void> {
-    if (this.running) await this.running;
-    await this.pass();
+export class OutboxRelay extends RelayLoop {
+  constructor(private readonly opts: RelayOptions) {
+    super(opts.logger, opts.intervalMs ?? 1000);
   }
 
   /**
@@ -103,25 +76,7 @@ export class OutboxRelay {
     }
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearInterval(this.timer);
-    if (this.running) await this.running;
-  }
-
-  private async passUntilQuiet(): Promise<void> {
-    do {
-      this.again = false;
-      try {
-        await this.pass();
-      } catch (err) {
-        this.opts.logger.warn({ err }, 'outbox relay pass failed; will retry');
-        return;
-      }
-    } while (this.again && !this.stopped);
-  }
-
-  private async pass(): Promise<void> {
+  protected async pass(): Promise<void> {
     const collections = await this.opts.collections();
     for (const coll of collections) {
       const pending = await coll

@@ -1,0 +1,4 @@
+export * from './pool';
+export * from './migrate';
+export * from './outbox';
+export * from './processed-events';

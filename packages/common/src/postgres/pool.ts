@@ -1,0 +1,96 @@
+import { Pool, type PoolClient, type PoolConfig } from 'pg';
+import type { Logger } from '../logger';
+import type { ReadinessCheck } from '../http/bootstrap';
+
+export type { Pool, PoolClient } from 'pg';
+
+/**
+ * One pool per process. Connections time out instead of waiting forever, so a database that is
+ * down or saturated surfaces as a 503 (see the error handler), never as a hung request.
+ */
+export function createPostgresPool(
+  url: string,
+  appName: string,
+  logger: Logger,
+  overrides: Partial<PoolConfig> = {},
+): Pool {
+  const pool = new Pool({
+    connectionString: url,
+    application_name: appName,
+    max: 20,
+    connectionTimeoutMillis: 5000,
+    idleTimeoutMillis: 30_000,
+    // Guards every statement; user-driven queries set a tighter one themselves.
+    statement_timeout: 30_000,
+    lock_timeout: 10_000,
+    idle_in_transaction_session_timeout: 60_000,
+    ...overrides,
+  });
+  // An idle client losing its connection must not crash the process; the pool replaces it.
+  pool.on('error', (err) => logger.warn({ err }, 'idle PostgreSQL connection failed'));
+  return pool;
+}
+
+/** Connects and proves the server answers (a boot-time failure names the database). */
+export async function connectPostgres(
+  url: string,
+  appName: string,
+  logger: Logger,
+  overrides: Partial<PoolConfig> = {},
+): Promise<Pool> {
+  const pool = createPostgresPool(url, appName, logger, overrides);
+  try {
+    await pool.query('SELECT 1');
+  } catch (e) {
+    await pool.end().catch(() => undefined);
+    throw new Error(`PostgreSQL at ${redactUrl(url)} is not reachable: ${(e as Error).message}`);
+  }
+  return pool;
+}
+
+export function postgresReadiness(pool: Pool): ReadinessCheck {
+  return { name: 'postgres', check: async () => void (await pool.query('SELECT 1')) };
+}
+
+export function redactUrl(url: string): string {
+  return url.replace(/\/\/([^:/@]*):[^@/]*@/, '//$1:[redacted]@');
+}
+
+export type Queryable = Pick<PoolClient, 'query'>;
+
+/**
+ * Runs `work` in one transaction on one connection. Serialization failures and deadlocks
+ * (which PostgreSQL resolves by aborting one side) are retried a few times.
+ */
+export async function withTransaction<T>(
+  pool: Pool,
+  work: (client: PoolClient) => Promise<T>,
+  opts: { isolation?: 'READ COMMITTED' | 'REPEATABLE READ' | 'SERIALIZABLE'; attempts?: number } = {},
+): Promise<T> {
+  const attempts = opts.attempts ?? 3;
+  for (let attempt = 1; ; attempt++) {
+    const client = await pool.connect();
+    let broken = false;
+    try {
+      await client.query(opts.isolation ? `BEGIN ISOLATION LEVEL ${opts.isolation}` : 'BEGIN');
+      const result = await work(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (e) {
+      try {
+        await client.query('ROLLBACK');
+      } catch {
+        broken = true;
+      }
+      const code = (e as { code?: string }).code;
+      if ((code === '40001' || code === '40P01') && attempt < attempts) continue;
+      throw e;
+    } finally {
+      client.release(broken ? true : undefined);
+    }
+  }
+}
+
+export function isUniqueViolation(e: unknown): boolean {
+  return (e as { code?: string } | null)?.code === '23505';
+}

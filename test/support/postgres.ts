@@ -1,0 +1,52 @@
+import { Client } from 'pg';
+import { createLogger } from '@baas/common';
+import { connectPostgres, migratePostgres, type Pool } from '@baas/common/postgres';
+import { infra, requireInfra, uniqueDbName } from './infra';
+
+export interface TestDatabase {
+  /** URL of the new database (the admin role's credentials). */
+  url: string;
+  name: string;
+  pool: Pool;
+  /** Closes the pool and drops the database. */
+  drop(): Promise<void>;
+}
+
+function withDatabase(adminUrl: string, name: string): string {
+  const u = new URL(adminUrl);
+  u.pathname = `/${name}`;
+  return u.toString();
+}
+
+async function admin<T>(work: (c: Client) => Promise<T>): Promise<T> {
+  const c = new Client({ connectionString: infra.postgresAdminUrl });
+  await c.connect();
+  try {
+    return await work(c);
+  } finally {
+    await c.end();
+  }
+}
+
+/**
+ * A PostgreSQL database of the suite's own, migrated with the kernel's and the service's
+ * migrations: suites never share state, and the migrations themselves are under test.
+ */
+export async function freshPostgresDatabase(prefix: string, migrationsDir: string): Promise<TestDatabase> {
+  await requireInfra('postgres');
+  const name = uniqueDbName(prefix).toLowerCase();
+  await admin((c) => c.query(`CREATE DATABASE "${name}"`));
+  const url = withDatabase(infra.postgresAdminUrl, name);
+  const logger = createLogger(`${prefix}-migrate`, 'silent');
+  await migratePostgres(url, migrationsDir, logger);
+  const pool = await connectPostgres(url, prefix, logger);
+  return {
+    url,
+    name,
+    pool,
+    drop: async () => {
+      await pool.end();
+      await admin((c) => c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
+    },
+  };
+}
