@@ -9,14 +9,10 @@ import {
   DLQ_STREAM,
   idempotent,
   JetStreamBus,
-  MongoProcessedEvents,
-  OutboxRelay,
-  purgeWithEvents,
-  pushEvents,
   trustedProjectId,
-  withEvents,
   type EventEnvelope,
 } from '../../src';
+import { MongoProcessedEvents, OutboxRelay, purgeWithEvents, pushEvents, withEvents } from '../../src/mongo';
 import { infra, requireInfra, uniqueDbName } from '../../../../test/support/infra';
 
 const logger = createLogger('test', 'silent');
