@@ -4,7 +4,6 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import http from 'node:http';
 import { randomBytes } from 'node:crypto';
-import { MongoClient, type Collection, type Db } from 'mongodb';
 import { DeleteBucketCommand, DeleteObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import {
   assertionKey,
@@ -13,32 +12,88 @@ import {
   trustedProjectId,
   type EventEnvelope,
   type ProjectId,
+  type ServiceStore,
 } from '@baas/common';
-import { OutboxRelay } from '@baas/common/mongo';
 import { createApp } from '../../src/app';
-import { MongoFileRepository } from '../../src/adapters/mongo-file-repository';
-import { MongoQuotaLedger, MongoSweepCursor } from '../../src/adapters/mongo-quota-ledger';
 import { LocalObjectStore } from '../../src/adapters/local-object-store';
 import { S3ObjectStore } from '../../src/adapters/s3-object-store';
 import type { FileDeps } from '../../src/domain/files/deps';
-import type { ObjectStore } from '../../src/ports';
+import type { FileRepository, FileStatus, ObjectStore, QuotaLedger, SweepCursor } from '../../src/ports';
+import { MIGRATIONS_DIR, wireStorage, type RelayHandle } from '../../src/wiring';
 import { infra, uniqueDbName } from '../../../../test/support/infra';
+import { freshPostgresDatabase } from '../../../../test/support/postgres';
 
 export type Driver = 's3' | 'local';
 export const SECRET = randomBytes(32).toString('base64url');
 export const BASE_URL = 'http://files.test/files';
 
+/** A file record as stored, read straight from the database (whichever store). */
+export interface StoredFile {
+  path: string;
+  status: FileStatus | 'deleted';
+  size: number;
+  contentType: string;
+  reserved: number;
+}
+
 export interface Harness {
   url: string;
-  db: Db;
+  /** Which store the adapters run on (TEST_STORE). */
+  storeKind: ServiceStore['kind'];
   deps: FileDeps;
   store: ObjectStore;
-  files: MongoFileRepository;
-  quota: MongoQuotaLedger;
-  cursor: MongoSweepCursor;
+  files: FileRepository;
+  quota: QuotaLedger;
+  cursor: SweepCursor;
   events: EventEnvelope[];
-  relay: OutboxRelay;
+  relay: RelayHandle;
+  recordsOf(projectId: ProjectId): Promise<StoredFile[]>;
   close(): Promise<void>;
+}
+
+interface TestStore {
+  store: ServiceStore;
+  recordsOf(projectId: ProjectId): Promise<StoredFile[]>;
+  drop(): Promise<void>;
+}
+
+/** A database of the suite's own on the store TEST_STORE names (PostgreSQL by default). */
+async function openTestStore(): Promise<TestStore> {
+  if (infra.store === 'postgres') {
+    const db = await freshPostgresDatabase('storage_it', MIGRATIONS_DIR);
+    return {
+      store: { kind: 'postgres', pool: db.pool, url: db.url },
+      recordsOf: async (projectId) => {
+        const { rows } = await db.pool.query<StoredFile>(
+          `SELECT path, status, size::float8 AS size, content_type AS "contentType", reserved::float8 AS reserved
+           FROM files WHERE project_id = $1 ORDER BY path`,
+          [projectId],
+        );
+        return rows;
+      },
+      drop: () => db.drop(),
+    };
+  }
+  const { MongoClient } = await import('mongodb');
+  const client = await MongoClient.connect(infra.mongoUrl);
+  const db = client.db(uniqueDbName('storage_it'));
+  return {
+    store: { kind: 'mongodb', client, db },
+    recordsOf: async (projectId) => {
+      const docs = await db.collection('files').find({ projectId }).sort({ _id: 1 }).toArray();
+      return docs.map((d) => ({
+        path: String(d._id),
+        status: d.status as StoredFile['status'],
+        size: d.size as number,
+        contentType: d.contentType as string,
+        reserved: d.reserved as number,
+      }));
+    },
+    drop: async () => {
+      await db.dropDatabase();
+      await client.close();
+    },
+  };
 }
 
 export function newProjectId(): ProjectId {
@@ -46,8 +101,7 @@ export function newProjectId(): ProjectId {
 }
 
 export async function startHarness(driver: Driver, maxFileBytes: number): Promise<Harness> {
-  const mongo = await MongoClient.connect(infra.mongoUrl);
-  const db = mongo.db(uniqueDbName('storage_it'));
+  const testStore = await openTestStore();
   const logger = createLogger('storage-test', 'silent');
   let store: ObjectStore;
   let cleanupStore: () => Promise<void>;
@@ -78,44 +132,37 @@ export async function startHarness(driver: Driver, maxFileBytes: number): Promis
     cleanupStore = () => rm(dir, { recursive: true, force: true });
   }
   const events: EventEnvelope[] = [];
-  const files: MongoFileRepository = new MongoFileRepository(db, (coll, id) => relay.relayOne(coll, id));
-  await files.ensureIndexes();
-  const relay: OutboxRelay = new OutboxRelay({
-    collections: () => [files.coll as unknown as Collection],
+  const wired = await wireStorage({
+    store: testStore.store,
+    objects: store,
     publisher: { publish: async (e) => void events.push(e) },
     logger,
-    intervalMs: 200,
-  });
-  relay.start();
-  const quota = new MongoQuotaLedger(db);
-  const deps: FileDeps = {
-    files,
-    quota,
-    store,
     limits: { maxFileBytes, defaultQuotaBytes: 100 * 1024 * 1024 },
     publicBaseUrl: BASE_URL,
-  };
+    relayIntervalMs: 200,
+  });
+  const { deps } = wired;
   const { app } = createApp({ logger, assertionSecret: SECRET, readiness: [], files: deps });
   const server = http.createServer(app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     url,
-    db,
+    storeKind: testStore.store.kind,
     deps,
     store,
-    files,
-    quota,
-    cursor: new MongoSweepCursor(db),
+    files: deps.files,
+    quota: deps.quota,
+    cursor: wired.cursor,
     events,
-    relay,
+    relay: wired.relay,
+    recordsOf: testStore.recordsOf,
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      await relay.stop();
+      for (const c of wired.closers) await c.close();
       await cleanupStore();
-      await db.dropDatabase();
-      await mongo.close();
+      await testStore.drop();
     },
   };
 }

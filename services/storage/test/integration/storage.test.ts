@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { connect } from '@nats-io/transport-node';
 import { answerJanitor, createLogger, type ProjectId } from '@baas/common';
-import { requireInfra } from '../../../../test/support/infra';
+import { requireInfra, storeNeed } from '../../../../test/support/infra';
 import { sweepOrphans } from '../../src/domain/files/sweep-orphans';
 import { deleteProjectFiles } from '../../src/domain/files/delete-project-files';
 import {
@@ -22,7 +22,7 @@ describe.each<Driver>(['s3', 'local'])('storage service with the %s driver', (dr
   let h: Harness;
 
   beforeAll(async () => {
-    await requireInfra('mongo', 'nats', ...(driver === 's3' ? (['s3'] as const) : []));
+    await requireInfra(storeNeed(), 'nats', ...(driver === 's3' ? (['s3'] as const) : []));
     h = await startHarness(driver, MAX);
   });
   afterAll(async () => {
@@ -60,7 +60,7 @@ describe.each<Driver>(['s3', 'local'])('storage service with the %s driver', (dr
 
   const objectsOf = async (pid: ProjectId) =>
     (await h.store.list({ prefix: `${pid}/`, limit: 1000 })).items.map((o) => o.key);
-  const recordsOf = (pid: ProjectId) => h.files.coll.find({ projectId: pid }).toArray();
+  const recordsOf = (pid: ProjectId) => h.recordsOf(pid);
 
   it('stores an upload under a generated path and serves it publicly with its type', async () => {
     const pid = newProjectId();
@@ -76,7 +76,7 @@ describe.each<Driver>(['s3', 'local'])('storage service with the %s driver', (dr
     expect(await objectsOf(pid)).toEqual([r.body.path]);
     const [rec] = await recordsOf(pid);
     expect(rec).toMatchObject({
-      _id: r.body.path,
+      path: r.body.path,
       status: 'complete',
       size: 1000,
       contentType: 'image/png',
@@ -139,7 +139,7 @@ describe.each<Driver>(['s3', 'local'])('storage service with the %s driver', (dr
     const tooBig = await upload(pid, form(randomBytes(MAX + 1), 'big.bin', 'application/octet-stream'));
     expect(tooBig).toMatchObject({ status: 413, body: { success: false, code: 'PAYLOAD_TOO_LARGE' } });
     expect(await objectsOf(pid)).toEqual([ok.body.path]);
-    expect((await recordsOf(pid)).map((d) => d._id)).toEqual([ok.body.path]);
+    expect((await recordsOf(pid)).map((d) => d.path)).toEqual([ok.body.path]);
     expect(await h.quota.used(pid)).toBe(MAX);
   });
 
@@ -358,7 +358,7 @@ describe.each<Driver>(['s3', 'local'])('storage service with the %s driver', (dr
       while (reply.more === true);
       expect(reply.ok).toBe(true);
       expect(await objectsOf(pid)).toEqual([live.body.path]);
-      expect((await recordsOf(pid)).map((d) => d._id)).toEqual([live.body.path]);
+      expect((await recordsOf(pid)).map((d) => d.path)).toEqual([live.body.path]);
       expect(await h.quota.used(pid)).toBe(10);
       const bad = await nc.request(subject, JSON.stringify({ nope: 1 }), { timeout: 5000 });
       expect(JSON.parse(bad.string())).toMatchObject({ ok: false });
