@@ -10,13 +10,10 @@ import {
   runService,
   answerJanitor,
   connectServiceInfra,
-  mongoStore,
   runMain,
 } from '@baas/common';
-import { MongoProcessedEvents, OutboxRelay } from '@baas/common/mongo';
 import { loadAuthConfig } from './config';
 import { createApp } from './app';
-import { MongoProjectRepository, objectIdGenerator } from './adapters/mongo-project-repository';
 import { NatsCacheInvalidator } from './adapters/nats-cache-invalidator';
 import { wireAuth } from './wiring';
 import { purgeExpired } from './domain/maintenance/purge-expired';
@@ -32,20 +29,9 @@ async function main(): Promise<void> {
 
   const infra = await connectServiceInfra('auth', config, logger, MIGRATIONS_DIR);
   const { nc, bus } = infra;
-  const { db } = mongoStore(infra.store);
 
-  const projects = new MongoProjectRepository(db);
-  await projects.ensureIndexes();
-  // Repositories kick the relay after each write; the relay needs their collections: a late binding.
-  const relayRef: { current?: OutboxRelay } = {};
-  const auth = await wireAuth(db, config, logger, (coll, id) => void relayRef.current?.relayOne(coll, id));
-  const relay = new OutboxRelay({
-    collections: () => [projects.relayCollection, ...auth.outboxCollections],
-    publisher: bus,
-    logger,
-  });
-  relayRef.current = relay;
-  relay.start();
+  const auth = await wireAuth(infra.store, config, logger, bus);
+  auth.relay.start();
   auth.deps.keys.startAutoReload();
   const retireTimer = setInterval(() => {
     auth.deps.keys
@@ -54,12 +40,11 @@ async function main(): Promise<void> {
   }, 300_000);
   retireTimer.unref();
 
-  const processed = new MongoProcessedEvents(db);
   const durable = 'auth-project-deleted';
   const projectDeleted = await bus.consume({
     durable,
     types: ['project.deleted'],
-    handler: idempotent(processed, durable, (event) => deleteProjectUsers(auth, event.projectId)),
+    handler: idempotent(auth.processed, durable, (event) => deleteProjectUsers(auth, event.projectId)),
   });
   const janitor = answerJanitor(nc, JANITOR_SUBJECTS.purgeExpiredSessions, logger, (cmd) =>
     purgeExpired(
@@ -73,9 +58,9 @@ async function main(): Promise<void> {
     assertionSecret: config.INTERNAL_ASSERTION_SECRET,
     readiness: infra.readiness,
     projects: {
-      projects,
+      projects: auth.projects,
       invalidator: new NatsCacheInvalidator(nc),
-      ids: objectIdGenerator,
+      ids: auth.projectIds,
       defaults: {
         storageBytes: config.DEFAULT_STORAGE_QUOTA_BYTES,
         documents: config.DEFAULT_DOCUMENT_QUOTA,
@@ -94,8 +79,7 @@ async function main(): Promise<void> {
     closers: [
       { name: 'janitor', close: () => janitor.close() },
       { name: 'consumers', close: () => projectDeleted.stop() },
-      { name: 'keys', close: () => Promise.resolve(auth.deps.keys.stop()) },
-      { name: 'outbox', close: () => relay.stop() },
+      ...auth.closers,
       ...infra.closers,
       { name: 'telemetry', close: () => telemetry.shutdown() },
     ],

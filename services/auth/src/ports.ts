@@ -50,10 +50,23 @@ export interface CodeEffects {
   passwordHash?: string;
 }
 
-/** End users of every project; each method is scoped by the project. */
+/**
+ * End users of every project; each method is scoped by the project.
+ *
+ * `uniqueKeys` names the profile fields the users schema declares unique. The domain checks them
+ * by query first (for every store); a store that can also enforce them in the write (PostgreSQL,
+ * with a side table of unique values in the same transaction) throws DuplicateProfileValueError,
+ * which closes the race between two signups taking the same value. MongoDB cannot (FerretDB has
+ * no partial indexes), so there the query check is all.
+ */
 export interface UserRepository {
   /** Throws DuplicateEmailError when the email is taken in the project. */
-  insert(projectId: ProjectId, user: NewUser, events: EventEnvelope[]): Promise<User>;
+  insert(
+    projectId: ProjectId,
+    user: NewUser,
+    events: EventEnvelope[],
+    uniqueKeys?: readonly string[],
+  ): Promise<User>;
   findById(projectId: ProjectId, userId: string): Promise<User | null>;
   findByEmail(projectId: ProjectId, email: string): Promise<User | null>;
   /** Other users of the project whose profile field equals the value (unique checks, public profile). */
@@ -69,6 +82,7 @@ export interface UserRepository {
     set: Record<string, unknown>,
     unset: string[],
     events: EventEnvelope[],
+    uniqueKeys?: readonly string[],
   ): Promise<User | null>;
   /** Replaces the hash only if it is still `expectedHash` (no lost update with a concurrent change). */
   replacePasswordHash(
@@ -108,6 +122,13 @@ export interface UserRepository {
 }
 
 export class DuplicateEmailError extends Error {}
+
+/** Another user of the project holds this value of a unique profile field. */
+export class DuplicateProfileValueError extends Error {
+  constructor(readonly key: string) {
+    super(`duplicate value for ${key}`);
+  }
+}
 
 /** A login: every refresh token of one rotation chain shares it. */
 export interface SessionFamily {
@@ -160,13 +181,14 @@ export interface SessionRepository {
 }
 
 /**
- * Race-free counters for one-time codes, built from unique-key inserts (see insertTokenIfAbsent):
- * attempt n of a code is a document `<codeId>:n`, its use a document `<codeId>:used`.
+ * Race-free counters for one-time codes. On MongoDB they are unique-key inserts (see
+ * insertTokenIfAbsent): attempt n of a code is a document `<codeId>:n`, its use a document
+ * `<codeId>:used`. On PostgreSQL they are conditional upserts of one row per code.
  */
 export interface CodeClaims {
   /** Takes one of the code's `max` attempts; false when all are taken. */
   reserveAttempt(projectId: ProjectId, codeId: string, max: number, expiresAt: Date): Promise<boolean>;
-  exhausted(codeId: string, max: number): Promise<boolean>;
+  exhausted(projectId: ProjectId, codeId: string, max: number): Promise<boolean>;
   /** True for exactly one caller per code. */
   claimUse(projectId: ProjectId, codeId: string, expiresAt: Date): Promise<boolean>;
   deleteProject(projectId: ProjectId): Promise<void>;

@@ -1,17 +1,27 @@
 import { randomBytes } from 'node:crypto';
-import { ObjectId, type Collection, type Db } from 'mongodb';
-import { createAccessTokenVerifier, type Logger } from '@baas/common';
+import {
+  createAccessTokenVerifier,
+  type Closer,
+  type EventPublisher,
+  type Logger,
+  type ProcessedEvents,
+  type ServiceStore,
+} from '@baas/common';
 import type { AuthConfig } from './config';
 import type { AuthDeps } from './domain/deps';
+import type {
+  CodeClaims,
+  IdGenerator,
+  ProjectRepository,
+  SessionRepository,
+  UserRepository,
+  UsersSchemaRepository,
+} from './ports';
 import { deriveAuthKeys } from './domain/crypto/secrets';
 import { KeyStore } from './domain/keys/key-store';
 import { authErrors } from './domain/users/auth-errors';
-import { MongoUserRepository } from './adapters/mongo-user-repository';
-import { MongoSessionRepository } from './adapters/mongo-session-repository';
-import { MongoSigningKeyRepository } from './adapters/mongo-signing-key-repository';
-import { MongoUsersSchemaRepository } from './adapters/mongo-users-schema-repository';
 import { Argon2Hasher } from './adapters/argon2-hasher';
-import { MongoCodeClaims } from './adapters/mongo-code-claims';
+import type { OutboxRelayLoop, RelayOptions, StoreAdapters } from './adapters/store-adapters';
 
 type AuthSettings = Pick<
   AuthConfig,
@@ -33,32 +43,41 @@ type AuthSettings = Pick<
 >;
 
 export interface AuthWiring {
+  /** What the end-user use cases need. */
   deps: AuthDeps;
-  users: MongoUserRepository;
-  sessions: MongoSessionRepository;
-  schemas: MongoUsersSchemaRepository;
-  claims: MongoCodeClaims;
-  /** Collections whose documents may carry outbox events. */
-  outboxCollections: Collection[];
+  projects: ProjectRepository;
+  projectIds: IdGenerator;
+  users: UserRepository;
+  sessions: SessionRepository;
+  schemas: UsersSchemaRepository;
+  claims: CodeClaims;
+  /** Not started: the process starts it (tests drain it with `flush`). */
+  relay: OutboxRelayLoop;
+  processed: ProcessedEvents;
+  /** The relay and the key store's timer; the database itself belongs to whoever connected it. */
+  closers: Closer[];
 }
 
-/** Builds the end-user auth side on one database: repositories, key store, hasher, policy. */
+export interface WiringOptions extends RelayOptions {
+  clock?: () => Date;
+}
+
+/**
+ * Builds the auth service on the store `DATABASE_URL` named: the store's adapters (the other
+ * store's driver is never loaded), the outbox relay publishing to `publisher`, the key store,
+ * the hasher and the policy. `main.ts` and the integration harness both call this.
+ */
 export async function wireAuth(
-  db: Db,
+  store: ServiceStore,
   config: AuthSettings,
   logger: Logger,
-  afterEventWrite?: (coll: Collection, id: unknown) => void,
-  clock: () => Date = () => new Date(),
+  publisher: EventPublisher,
+  opts: WiringOptions = {},
 ): Promise<AuthWiring> {
+  const clock = opts.clock ?? (() => new Date());
+  const adapters = await storeAdapters(store, publisher, logger, opts);
   const secrets = deriveAuthKeys(config.AUTH_SECRET ?? config.INTERNAL_ASSERTION_SECRET);
-  const users = new MongoUserRepository(db, afterEventWrite);
-  const sessions = new MongoSessionRepository(db);
-  const schemas = new MongoUsersSchemaRepository(db);
-  const claims = new MongoCodeClaims(db);
-  await claims.ensureIndexes();
-  await users.ensureIndexes();
-  await sessions.ensureIndexes();
-  const keys = new KeyStore(new MongoSigningKeyRepository(db), secrets.signingKeyWrap, logger, clock);
+  const keys = new KeyStore(adapters.signingKeys, secrets.signingKeyWrap, logger, clock);
   await keys.init();
   const hasher = new Argon2Hasher(
     {
@@ -73,6 +92,7 @@ export async function wireAuth(
     },
   );
   await hasher.init();
+  const { users, sessions, schemas, claims, relay } = adapters;
   const deps: AuthDeps = {
     users,
     sessions,
@@ -83,10 +103,7 @@ export async function wireAuth(
     verifier: createAccessTokenVerifier(keys.verificationKey, config.ACCESS_TOKEN_TTL_SECONDS),
     secrets,
     clock,
-    ids: {
-      userId: () => new ObjectId().toHexString(),
-      familyId: () => randomBytes(16).toString('hex'),
-    },
+    ids: { userId: adapters.ids.userId, familyId: () => randomBytes(16).toString('hex') },
     policy: {
       accessTokenTtlSeconds: config.ACCESS_TOKEN_TTL_SECONDS,
       refreshTokenTtlSeconds: config.REFRESH_TOKEN_TTL_SECONDS,
@@ -98,5 +115,37 @@ export async function wireAuth(
       codeResendIntervalSeconds: config.CODE_RESEND_INTERVAL_SECONDS,
     },
   };
-  return { deps, users, sessions, schemas, claims, outboxCollections: [users.relayCollection] };
+  return {
+    deps,
+    projects: adapters.projects,
+    projectIds: adapters.ids.project,
+    users,
+    sessions,
+    schemas,
+    claims,
+    relay,
+    processed: adapters.processed,
+    closers: [
+      { name: 'keys', close: () => Promise.resolve(keys.stop()) },
+      { name: 'outbox', close: () => relay.stop() },
+    ],
+  };
+}
+
+async function storeAdapters(
+  store: ServiceStore,
+  publisher: EventPublisher,
+  logger: Logger,
+  opts: RelayOptions,
+): Promise<StoreAdapters> {
+  switch (store.kind) {
+    case 'postgres': {
+      const { postgresAdapters } = await import('./adapters/postgres-adapters');
+      return postgresAdapters(store.pool, publisher, logger, opts);
+    }
+    case 'mongodb': {
+      const { mongoAdapters } = await import('./adapters/mongo-adapters');
+      return mongoAdapters(store.db, publisher, logger, opts);
+    }
+  }
 }

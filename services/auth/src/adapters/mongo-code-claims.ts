@@ -40,8 +40,10 @@ export class MongoCodeClaims implements CodeClaims {
     return false;
   }
 
-  async exhausted(codeId: string, max: number): Promise<boolean> {
-    return (await this.coll.findOne({ _id: `${codeId}:${max}` }, { projection: { _id: 1 } })) !== null;
+  async exhausted(projectId: ProjectId, codeId: string, max: number): Promise<boolean> {
+    return (
+      (await this.coll.findOne({ _id: `${codeId}:${max}`, projectId }, { projection: { _id: 1 } })) !== null
+    );
   }
 
   claimUse(projectId: ProjectId, codeId: string, expiresAt: Date): Promise<boolean> {

@@ -19,8 +19,9 @@ describe('signing keys and JWKS', () => {
     expect(k).toMatchObject({ kty: 'OKP', crv: 'Ed25519', alg: 'EdDSA', use: 'sig' });
     expect(typeof k.kid).toBe('string');
     expect(k.d).toBeUndefined();
-    const stored = await h.db.collection('signing_keys').findOne({ _id: k.kid });
-    expect(JSON.stringify(stored)).not.toContain('"d"');
+    const stored = await h.probe.signingKeyRaw(k.kid);
+    expect(stored).not.toBeNull();
+    expect(stored).not.toContain('"d"');
   });
 
   it('rotation keeps old tokens valid and signs new ones with the new key', async () => {
@@ -57,8 +58,7 @@ describe('signing keys and JWKS', () => {
       body: { email: 'gone@x.io', password: 'password-123' },
     });
     expect(s.status).toBe(201);
-    const { MongoProjectRepository } = await import('../../src/adapters/mongo-project-repository');
-    await new MongoProjectRepository(h.db).markDeleted(p, []);
+    await h.wiring.projects.markDeleted(p, []);
     const r = await h.call('POST', '/api/userAuth/login', {
       projectId: p,
       body: { email: 'gone@x.io', password: 'password-123' },
@@ -112,9 +112,9 @@ describe('signup, login, me', () => {
     expect(cookie).toMatch(/Path=\/api\/userAuth/);
     expect(cookie).toMatch(/SameSite=Lax/);
     expect(cookie).not.toMatch(/Secure/);
-    const stored = await h.db.collection('users').findOne({ projectId: p });
-    expect(stored?.passwordHash).toMatch(/^\$argon2id\$v=19\$m=19456,p=1,t=2\$/);
-    expect(JSON.stringify(stored)).not.toContain('correct horse');
+    const stored = (await h.probe.firstUser(p))!;
+    expect(stored.passwordHash).toMatch(/^\$argon2id\$v=19\$m=19456,p=1,t=2\$/);
+    expect(stored.raw).not.toContain('correct horse');
   });
 
   it('login and me work; unknown email and wrong password get the identical 401', async () => {

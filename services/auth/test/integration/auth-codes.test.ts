@@ -46,7 +46,7 @@ describe('email verification', () => {
     expect(e.data).toMatchObject({ userId: u.userId, email: u.email });
     expect(e.data.otp).toMatch(/^[0-9]{8}$/);
     expect(Date.parse(e.data.expiresAt) - Date.now()).toBeGreaterThan(23.9 * 3600 * 1000);
-    const stored = JSON.stringify(await h.db.collection('users').findOne({ projectId: p }));
+    const stored = (await h.probe.firstUser(p))!.raw;
     expect(stored).not.toContain(e.data.code);
     expect(stored).not.toContain(`"${e.data.otp}"`);
     const ok = await h.call('POST', '/api/userAuth/verify-email', {
@@ -116,7 +116,7 @@ describe('email verification', () => {
         }),
       ),
     );
-    expect(await h.db.collection('code_claims').countDocuments({ projectId: p })).toBe(5);
+    expect(await h.probe.count('codeAttempts', p)).toBe(5);
     expect(
       (
         await h.call('POST', '/api/userAuth/verify-email', {
@@ -281,9 +281,9 @@ describe('project deletion', () => {
     const { deleteProjectUsers } = await import('../../src/domain/maintenance/delete-project-users');
     await deleteProjectUsers(h.wiring, p1);
     await deleteProjectUsers(h.wiring, p1); // idempotent
-    expect(await h.db.collection('users').countDocuments({ projectId: p1 })).toBe(0);
-    expect(await h.db.collection('refresh_tokens').countDocuments({ projectId: p1 })).toBe(0);
-    expect(await h.db.collection('users').countDocuments({ projectId: p2 })).toBe(1);
+    expect(await h.probe.count('users', p1)).toBe(0);
+    expect(await h.probe.count('refreshTokens', p1)).toBe(0);
+    expect(await h.probe.count('users', p2)).toBe(1);
     const r = await h.call('POST', '/api/userAuth/refresh-token', {
       projectId: p1,
       headers: { 'x-refresh-token': a.refresh },

@@ -9,10 +9,9 @@ import {
   JetStreamBus,
   type JanitorReply,
 } from '@baas/common';
-import { MongoProcessedEvents } from '@baas/common/mongo';
 import { deleteProjectUsers } from '../../src/domain/maintenance/delete-project-users';
 import { eventually } from './harness';
-import { infra, requireInfra } from '../../../../test/support/infra';
+import { infra, requireInfra, storeNeed } from '../../../../test/support/infra';
 import { purgeExpired } from '../../src/domain/maintenance/purge-expired';
 import { startHarness, type Harness } from './harness';
 
@@ -64,13 +63,13 @@ describe('password hashing', () => {
       timeCost: 1,
       parallelism: 1,
     });
-    await h.db.collection('users').updateOne({ projectId: p }, { $set: { passwordHash: weak } });
+    await h.probe.setPasswordHash(p, weak);
     const r = await h.call('POST', '/api/userAuth/login', {
       projectId: p,
       body: { email: 'old@x.io', password: 'password-1' },
     });
     expect(r.status).toBe(200);
-    const stored = await h.db.collection('users').findOne({ projectId: p });
+    const stored = await h.probe.firstUser(p);
     expect(stored?.passwordHash).toMatch(/^\$argon2id\$v=19\$m=19456,p=1,t=2\$/);
   });
 });
@@ -132,7 +131,7 @@ describe('project settings', () => {
 describe('janitor command over NATS', () => {
   let h: Harness;
   beforeAll(async () => {
-    await requireInfra('mongo', 'nats');
+    await requireInfra(storeNeed(), 'nats');
     h = await startHarness();
   });
   afterAll(async () => {
@@ -169,7 +168,7 @@ describe('janitor command over NATS', () => {
 
 describe('project.deleted consumer over JetStream', () => {
   it('removes the deleted project’s users and sessions; other projects keep theirs', async () => {
-    await requireInfra('mongo', 'nats');
+    await requireInfra(storeNeed(), 'nats');
     const h = await startHarness();
     const logger = createLogger('auth-it', 'silent');
     const nc = await connectNats(infra.natsUrl, 'auth-it', logger);
@@ -190,19 +189,14 @@ describe('project.deleted consumer over JetStream', () => {
     const handle = await bus.consume({
       durable,
       types: ['project.deleted'],
-      handler: idempotent(new MongoProcessedEvents(h.db), durable, (e) =>
-        deleteProjectUsers(h.wiring, e.projectId),
-      ),
+      handler: idempotent(h.wiring.processed, durable, (e) => deleteProjectUsers(h.wiring, e.projectId)),
     });
     try {
       const event = createEvent('project.deleted', p, {}, { requestId: 'it' });
       await bus.publish(event);
-      await eventually(
-        async () => expect(await h.db.collection('users').countDocuments({ projectId: p })).toBe(0),
-        8000,
-      );
-      expect(await h.db.collection('refresh_tokens').countDocuments({ projectId: p })).toBe(0);
-      expect(await h.db.collection('users').countDocuments({ projectId: keep })).toBe(1);
+      await eventually(async () => expect(await h.probe.count('users', p)).toBe(0), 8000);
+      expect(await h.probe.count('refreshTokens', p)).toBe(0);
+      expect(await h.probe.count('users', keep)).toBe(1);
       const r = await h.call('POST', '/api/userAuth/refresh-token', {
         projectId: p,
         headers: { 'x-refresh-token': s.body.refreshToken },

@@ -44,16 +44,16 @@ describe('refresh rotation', () => {
     expect(r1.body.token).toBe(r1.body.accessToken);
     const r2 = await refresh(p, r1.body.refreshToken);
     expect(r2.status).toBe(200);
-    const docs = await h.db.collection('refresh_tokens').find({ projectId: p }).toArray();
+    const docs = await h.probe.refreshTokens(p);
     expect(docs).toHaveLength(3);
-    expect(new Set(docs.map((d) => String(d.familyId))).size).toBe(1);
-    const raw = JSON.stringify(docs);
+    expect(new Set(docs.map((d) => d.familyId)).size).toBe(1);
+    const raw = await h.probe.refreshTokensRaw(p);
     for (const t of [u.refresh, r1.body.refreshToken, r2.body.refreshToken]) {
       expect(raw).not.toContain(t);
-      expect(docs.map((d) => d._id)).toContain(refreshTokenHash(t));
+      expect(docs.map((d) => d.hash)).toContain(refreshTokenHash(t));
     }
-    const first = docs.find((d) => String(d._id) === refreshTokenHash(u.refresh));
-    expect(first?.expiresAt.getTime() - first?.issuedAt.getTime()).toBe(7 * 24 * 3600 * 1000);
+    const first = docs.find((d) => d.hash === refreshTokenHash(u.refresh))!;
+    expect(first.expiresAt.getTime() - first.issuedAt.getTime()).toBe(7 * 24 * 3600 * 1000);
   });
 
   it('a retry within the grace window returns the same successor; after it, reuse revokes the family', async () => {
@@ -69,8 +69,7 @@ describe('refresh rotation', () => {
       expect(reuse.status).toBe(401);
       expect(reuse.body.code).toBe('REFRESH_TOKEN_REUSED');
       // The revocation persisted although the request failed: the live successor is dead too.
-      const fam = await h.db.collection('session_families').findOne({ projectId: p });
-      expect(fam?.revokedReason).toBe('refresh_token_reuse');
+      expect(await h.probe.familyRevokedReasons(p)).toEqual(['refresh_token_reuse']);
       const child = await refresh(p, a.body.refreshToken);
       expect(child.status).toBe(401);
       // And the family's access tokens no longer pass the auth service's own endpoints.
@@ -100,7 +99,7 @@ describe('refresh rotation', () => {
     const results = await Promise.all(Array.from({ length: 10 }, () => refresh(p, u.refresh)));
     expect(results.map((r) => r.status)).toEqual(Array(10).fill(200));
     expect(new Set(results.map((r) => String(r.body.refreshToken))).size).toBe(1);
-    const docs = await h.db.collection('refresh_tokens').find({ projectId: p }).toArray();
+    const docs = await h.probe.refreshTokens(p);
     expect(docs).toHaveLength(2);
     expect(docs.filter((d) => !d.usedAt)).toHaveLength(1);
     expect((await refresh(p, results[0]!.body.refreshToken)).status).toBe(200);
@@ -227,9 +226,7 @@ describe('ending sessions', () => {
     const deleted = h.published.filter((e) => e.type === 'user.deleted' && e.projectId === p);
     expect(new Set(deleted.map((e) => e.id)).size).toBe(1);
     expect(deleted[0]?.data).toEqual({ userId: u.userId });
-    await eventually(async () =>
-      expect(await h.db.collection('users').countDocuments({ projectId: p })).toBe(0),
-    );
+    await eventually(async () => expect(await h.probe.count('users', p)).toBe(0));
     expect((await refresh(p, u.refresh)).status).toBe(401);
     expect((await h.call('GET', '/api/userAuth/me', { projectId: p, token: u.access })).status).toBe(401);
   });
@@ -254,14 +251,10 @@ describe('janitor purge', () => {
       const r = await purgeExpired(deps, { olderThan: later.toISOString(), batchSize: 50 });
       if (!r.more) break;
     }
-    expect(await h.db.collection('refresh_tokens').countDocuments({ projectId: p })).toBe(0);
-    expect(await h.db.collection('session_families').countDocuments({ projectId: p })).toBe(0);
-    expect(
-      await h.db
-        .collection('users')
-        .countDocuments({ projectId: p, 'codes.verify_email': { $exists: true } }),
-    ).toBe(0);
-    expect(await h.db.collection('users').countDocuments({ projectId: p })).toBe(3);
+    expect(await h.probe.count('refreshTokens', p)).toBe(0);
+    expect(await h.probe.count('families', p)).toBe(0);
+    expect(await h.probe.count('codes', p)).toBe(0);
+    expect(await h.probe.count('users', p)).toBe(3);
   });
 
   it('never deletes what is still live (cutoff clamped to now)', async () => {

@@ -1,34 +1,40 @@
+import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import http from 'node:http';
 import { randomBytes } from 'node:crypto';
-import { MongoClient, type Db } from 'mongodb';
 import {
   assertionKey,
   createLogger,
   signAssertion,
-  trustedProjectId,
   type EventEnvelope,
   type EventPublisher,
   type ProjectId,
   type ProjectSettingsClaim,
+  type ServiceStore,
 } from '@baas/common';
-import { ObjectId } from 'mongodb';
 import { infra, requireInfra, uniqueDbName } from '../../../../test/support/infra';
+import { freshPostgresDatabase } from '../../../../test/support/postgres';
 import { createApp } from '../../src/app';
 import { loadAuthConfig, type AuthConfig } from '../../src/config';
-import { MongoProjectRepository, objectIdGenerator } from '../../src/adapters/mongo-project-repository';
 import { wireAuth, type AuthWiring } from '../../src/wiring';
-import { OutboxRelay } from '@baas/common/mongo';
+import type { OutboxRelayLoop } from '../../src/adapters/store-adapters';
+import { mongoProbe, postgresProbe, type StoreProbe } from './store-probe';
 
 export const SECRET = 'integration-test-assertion-secret-0123456789';
 
+/** The auth service's own migrations (what the service applies at boot). */
+export const MIGRATIONS_DIR = path.resolve(__dirname, '../../migrations');
+
 export interface Harness {
-  db: Db;
+  /** The store the suite runs on (TEST_STORE: postgres by default, or mongodb). */
+  store: ServiceStore;
+  /** Stored state, in the tests' terms, whichever the store. */
+  probe: StoreProbe;
   wiring: AuthWiring;
   config: AuthConfig;
   base: string;
   published: EventEnvelope[];
-  relay: OutboxRelay;
+  relay: OutboxRelayLoop;
   /** Moves the service's clock (codes, refresh tokens); access-token times use the real clock. */
   advance(seconds: number): void;
   /** A live project in the auth database (the user API refuses unknown or deleted ones). */
@@ -57,40 +63,75 @@ const DEFAULT_SETTINGS: ProjectSettingsClaim = {
   limits: { storageBytes: 1, documents: 1, mailMonthly: 1 },
 };
 
-/** The auth app on a fresh database with real adapters; events are captured from the outbox. */
-export async function startHarness(env: Record<string, string> = {}): Promise<Harness> {
+/** A database of the suite's own on the store under test. */
+export interface TestStore {
+  store: ServiceStore;
+  /** Its DATABASE_URL. */
+  url: string;
+  probe: StoreProbe;
+  /** Drops the database and closes the connection. */
+  close(): Promise<void>;
+}
+
+export async function openTestStore(prefix = 'auth_it'): Promise<TestStore> {
+  if (infra.store === 'postgres') {
+    const db = await freshPostgresDatabase(prefix, MIGRATIONS_DIR);
+    return {
+      store: { kind: 'postgres', pool: db.pool, url: db.url },
+      url: db.url,
+      probe: postgresProbe(db.pool),
+      close: () => db.drop(),
+    };
+  }
   await requireInfra('mongo');
+  const { MongoClient } = await import('mongodb');
+  const name = uniqueDbName(prefix);
+  const client = new MongoClient(infra.mongoUrl);
+  await client.connect();
+  const db = client.db(name);
+  const url = new URL(infra.mongoUrl);
+  url.pathname = `/${name}`;
+  return {
+    store: { kind: 'mongodb', client, db },
+    url: url.toString(),
+    probe: mongoProbe(db),
+    close: async () => {
+      await db.dropDatabase().catch(() => undefined);
+      await client.close();
+    },
+  };
+}
+
+/**
+ * The auth app on a fresh database of the store under test, wired by the service's own wiring
+ * module; events are captured from the outbox.
+ */
+export async function startHarness(env: Record<string, string> = {}): Promise<Harness> {
+  const opened = await openTestStore();
+  try {
+    return await harnessOn(opened, env);
+  } catch (e) {
+    await opened.close().catch(() => undefined);
+    throw e;
+  }
+}
+
+async function harnessOn(opened: TestStore, env: Record<string, string>): Promise<Harness> {
   const config = loadAuthConfig({
     INTERNAL_ASSERTION_SECRET: SECRET,
     LOG_LEVEL: 'silent',
-    MONGO_URL: infra.mongoUrl,
+    DATABASE_URL: opened.url,
     CODE_RESEND_INTERVAL_SECONDS: '0',
     ...env,
   });
   const logger = createLogger('auth-test', (process.env.TEST_LOG_LEVEL as 'silent' | undefined) ?? 'silent');
-  const mongo = new MongoClient(infra.mongoUrl);
-  await mongo.connect();
-  const db = mongo.db(uniqueDbName('auth_it'));
   let offsetMs = 0;
   const clock = () => new Date(Date.now() + offsetMs);
   const published: EventEnvelope[] = [];
   const publisher: EventPublisher = { publish: async (e) => void published.push(e) };
-  const relayRef: { current?: OutboxRelay } = {};
-  const wiring = await wireAuth(
-    db,
-    config,
-    logger,
-    (coll, id) => void relayRef.current?.relayOne(coll, id),
-    clock,
-  );
-  const relay = new OutboxRelay({
-    collections: () => wiring.outboxCollections,
-    publisher,
-    logger,
-    intervalMs: 60_000,
-  });
-  relayRef.current = relay;
-  const projects = new MongoProjectRepository(db);
+  // Not started: writes kick it, tests flush it; no periodic pass races their assertions.
+  const wiring = await wireAuth(opened.store, config, logger, publisher, { clock, relayIntervalMs: 60_000 });
+  const { relay, projects } = wiring;
   const svc = createApp({
     logger,
     assertionSecret: SECRET,
@@ -98,7 +139,7 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
     projects: {
       projects,
       invalidator: { projectChanged: () => undefined },
-      ids: objectIdGenerator,
+      ids: wiring.projectIds,
       defaults: { storageBytes: 1, documents: 1, mailMonthly: 1 },
     },
     auth: wiring.deps,
@@ -110,7 +151,8 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
   const settingsOf = new Map<string, Partial<ProjectSettingsClaim>>();
 
   return {
-    db,
+    store: opened.store,
+    probe: opened.probe,
     wiring,
     config,
     base,
@@ -120,7 +162,7 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
       offsetMs += s * 1000;
     },
     async project(settings = {}) {
-      const id = trustedProjectId(new ObjectId().toHexString());
+      const id = wiring.projectIds.projectId();
       settingsOf.set(id, settings);
       const now = new Date();
       const key = () => ({ hash: randomBytes(32).toString('hex'), prefix: 'pk_live_test', createdAt: now });
@@ -178,10 +220,8 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
     },
     async close() {
       await new Promise<void>((r) => server.close(() => r()));
-      wiring.deps.keys.stop();
-      await relay.stop();
-      await db.dropDatabase().catch(() => undefined);
-      await mongo.close();
+      for (const c of wiring.closers) await c.close();
+      await opened.close();
     },
   };
 }

@@ -26,7 +26,7 @@ export async function checkCode(
   if ('token' in input) {
     const tokenHash = tokenDigest(deps.secrets.codes, purpose, projectId, input.token);
     const user = await deps.users.findByCodeToken(projectId, purpose, tokenHash, now);
-    if (!user || (await deps.claims.exhausted(tokenHash, max))) throw authErrors.invalidCode();
+    if (!user || (await deps.claims.exhausted(projectId, tokenHash, max))) throw authErrors.invalidCode();
     return { user, tokenHash };
   }
   const user = await deps.users.findByEmail(projectId, input.email);

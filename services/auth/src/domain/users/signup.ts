@@ -1,12 +1,12 @@
 import { createEvent, errors, type ProjectId } from '@baas/common';
 import type { AuthDeps } from '../deps';
-import { DuplicateEmailError } from '../../ports';
+import { DuplicateEmailError, DuplicateProfileValueError } from '../../ports';
 import { newCode } from '../codes/one-time-code';
 import { startSession, type IssuedTokens } from '../sessions/start-session';
 import { authErrors } from './auth-errors';
 import { normalizeEmail, type User } from './user';
 import { validateProfile } from './users-schema';
-import { assertUniqueProfileFields } from './unique-fields';
+import { assertUniqueProfileFields, duplicateProfileValue, uniqueProfileKeys } from './unique-fields';
 
 export interface SignupInput {
   projectId: ProjectId;
@@ -69,9 +69,11 @@ export async function signup(
         createdAt: now,
       },
       events,
+      uniqueProfileKeys(fields),
     );
   } catch (e) {
     if (e instanceof DuplicateEmailError) throw authErrors.duplicateEmail();
+    if (e instanceof DuplicateProfileValueError) throw duplicateProfileValue(e.key);
     throw e;
   }
   if (input.requireEmailVerification) return { user };

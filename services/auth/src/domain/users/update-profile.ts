@@ -3,7 +3,8 @@ import type { AuthDeps } from '../deps';
 import { authErrors } from './auth-errors';
 import { RESERVED_FIELDS, type User } from './user';
 import { unsafeKeys, validateProfile } from './users-schema';
-import { assertUniqueProfileFields } from './unique-fields';
+import { DuplicateProfileValueError } from '../../ports';
+import { assertUniqueProfileFields, duplicateProfileValue, uniqueProfileKeys } from './unique-fields';
 
 /**
  * Changes profile fields only. Any server-owned field in the body (password, email,
@@ -41,7 +42,20 @@ export async function updateProfile(
     { userId: user.id, changed: Object.keys(changes) },
     { requestId },
   );
-  const updated = await deps.users.updateProfile(projectId, user.id, set, unset, [event]);
+  let updated: User | null;
+  try {
+    updated = await deps.users.updateProfile(
+      projectId,
+      user.id,
+      set,
+      unset,
+      [event],
+      uniqueProfileKeys(fields),
+    );
+  } catch (e) {
+    if (e instanceof DuplicateProfileValueError) throw duplicateProfileValue(e.key);
+    throw e;
+  }
   if (!updated) throw authErrors.invalidToken('Session has ended');
   return updated;
 }

@@ -1,0 +1,50 @@
+import { ObjectId, type Db } from 'mongodb';
+import type { EventPublisher, Logger } from '@baas/common';
+import { MongoProcessedEvents, OutboxRelay } from '@baas/common/mongo';
+import { MongoProjectRepository, objectIdGenerator } from './mongo-project-repository';
+import { MongoUserRepository } from './mongo-user-repository';
+import { MongoSessionRepository } from './mongo-session-repository';
+import { MongoUsersSchemaRepository } from './mongo-users-schema-repository';
+import { MongoCodeClaims } from './mongo-code-claims';
+import { MongoSigningKeyRepository } from './mongo-signing-key-repository';
+import type { RelayOptions, StoreAdapters } from './store-adapters';
+
+/**
+ * The auth service on MongoDB/FerretDB: events ride in the documents they describe (`_outbox`),
+ * user writes hand their document to the relay at once, and the indexes are ensured at boot.
+ */
+export async function mongoAdapters(
+  db: Db,
+  publisher: EventPublisher,
+  logger: Logger,
+  opts: RelayOptions = {},
+): Promise<StoreAdapters> {
+  const projects = new MongoProjectRepository(db);
+  // User writes kick the relay, which needs their collection: a late binding.
+  const relayRef: { current?: OutboxRelay } = {};
+  const users = new MongoUserRepository(db, (coll, id) => void relayRef.current?.relayOne(coll, id));
+  const sessions = new MongoSessionRepository(db);
+  const claims = new MongoCodeClaims(db);
+  await projects.ensureIndexes();
+  await claims.ensureIndexes();
+  await users.ensureIndexes();
+  await sessions.ensureIndexes();
+  const relay = new OutboxRelay({
+    collections: () => [projects.relayCollection, users.relayCollection],
+    publisher,
+    logger,
+    intervalMs: opts.relayIntervalMs,
+  });
+  relayRef.current = relay;
+  return {
+    projects,
+    users,
+    sessions,
+    schemas: new MongoUsersSchemaRepository(db),
+    claims,
+    signingKeys: new MongoSigningKeyRepository(db),
+    relay,
+    processed: new MongoProcessedEvents(db),
+    ids: { project: objectIdGenerator, userId: () => new ObjectId().toHexString() },
+  };
+}

@@ -1,0 +1,75 @@
+import { errors, type EventEnvelope } from '@baas/common';
+import {
+  appendOutbox,
+  withTransaction,
+  type Pool,
+  type PoolClient,
+  type Queryable,
+} from '@baas/common/postgres';
+
+/** Records events in the outbox of the transaction it was handed to. */
+export type Emit = (events: EventEnvelope[]) => Promise<void>;
+
+export interface Rows<R> {
+  rows: R[];
+  rowCount: number;
+}
+
+/**
+ * SQLSTATEs raised by values the client sent that PostgreSQL cannot store: a NUL character in
+ * text (22021), `\u0000` in jsonb (22P05), an unpaired surrogate in jsonb (22P02). MongoDB stores
+ * them; here they are bad input (400), never a 500.
+ */
+const UNSTORABLE_TEXT = new Set(['22021', '22P05', '22P02']);
+
+function mapInputError(e: unknown): unknown {
+  const code = (e as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && UNSTORABLE_TEXT.has(code))
+    return errors.validation('Text may not contain NUL characters or unpaired surrogates');
+  return e;
+}
+
+/** One statement, with the input errors above mapped to 400. */
+export async function run<R>(db: Queryable, sql: string, params: unknown[] = []): Promise<Rows<R>> {
+  try {
+    const r = await db.query(sql, params);
+    return { rows: r.rows as R[], rowCount: r.rowCount ?? 0 };
+  } catch (e) {
+    throw mapInputError(e);
+  }
+}
+
+/**
+ * The auth tables on PostgreSQL: single statements, and transactions in which a change and the
+ * events describing it are written together (`emit` appends them to the outbox). After a commit
+ * that recorded events the outbox relay is kicked, so they usually go out at once; its periodic
+ * pass catches anything a crash left behind.
+ */
+export class PgAuthDatabase {
+  constructor(
+    readonly pool: Pool,
+    private readonly committedEvents: () => void = () => undefined,
+  ) {}
+
+  run<R>(sql: string, params: unknown[] = []): Promise<Rows<R>> {
+    return run<R>(this.pool, sql, params);
+  }
+
+  async transaction<T>(work: (tx: PoolClient, emit: Emit) => Promise<T>): Promise<T> {
+    let emitted = false;
+    let result: T;
+    try {
+      result = await withTransaction(this.pool, (tx) => {
+        emitted = false; // a retried transaction starts over
+        return work(tx, async (events) => {
+          await appendOutbox(tx, events);
+          if (events.length > 0) emitted = true;
+        });
+      });
+    } catch (e) {
+      throw mapInputError(e);
+    }
+    if (emitted) this.committedEvents();
+    return result;
+  }
+}
