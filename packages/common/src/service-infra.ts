@@ -32,6 +32,8 @@ export interface StoreOptions {
   /** The service's SQL migrations (applied at boot on PostgreSQL when `migrate` is true). */
   migrationsDir: string;
   migrate: boolean;
+  /** PostgreSQL: the longest any statement of this service may run (a 504 past it). */
+  statementTimeoutMs?: number;
 }
 
 /**
@@ -52,7 +54,12 @@ export async function connectStore(
   if (location.kind === 'postgres') {
     const pg = await import('./postgres');
     if (opts.migrate) await pg.migratePostgres(location.url, opts.migrationsDir, logger);
-    const pool = await pg.connectPostgres(location.url, `baas-${service}`, logger);
+    const pool = await pg.connectPostgres(
+      location.url,
+      `baas-${service}`,
+      logger,
+      opts.statementTimeoutMs ? { statement_timeout: opts.statementTimeoutMs } : {},
+    );
     return {
       store: { kind: 'postgres', pool, url: location.url },
       processed: new pg.PgProcessedEvents(pool),
@@ -85,10 +92,12 @@ export async function connectServiceInfra(
   },
   logger: Logger,
   migrationsDir: string,
+  storeOptions: Pick<StoreOptions, 'statementTimeoutMs'> = {},
 ): Promise<ServiceInfra> {
   const db = await connectStore(service, config.DATABASE_URL, logger, {
     migrationsDir,
     migrate: config.DB_MIGRATE_ON_BOOT,
+    ...storeOptions,
   });
   const nc = await connectNats(config.NATS_URL, `baas-${service}`, logger);
   const bus = await JetStreamBus.create(nc, logger, { replicas: config.NATS_STREAM_REPLICAS });

@@ -10,10 +10,8 @@ import {
   answerJanitor,
   JANITOR_SUBJECTS,
   connectServiceInfra,
-  mongoStore,
   runMain,
 } from '@baas/common';
-import { MongoProcessedEvents } from '@baas/common/mongo';
 import { loadDataConfig } from './config';
 import { createApp } from './app';
 import { wireData } from './wiring';
@@ -28,13 +26,14 @@ async function main(): Promise<void> {
   const logger = createLogger('data', config.LOG_LEVEL);
   logger.info({ config: redactConfig(config) }, 'starting');
 
-  const infra = await connectServiceInfra('data', config, logger, MIGRATIONS_DIR);
+  const infra = await connectServiceInfra('data', config, logger, MIGRATIONS_DIR, {
+    // Every user-driven query is bounded; internal statements are all index lookups.
+    statementTimeoutMs: config.QUERY_MAX_TIME_MS,
+  });
   const { nc, bus } = infra;
-  const { client: mongo, db } = mongoStore(infra.store);
 
   const { deps, relay } = await wireData({
-    mongo,
-    dbName: config.DATABASE_URL.database,
+    store: infra.store,
     tokens: remoteAccessTokenVerifier(config.AUTH_URL),
     publisher: bus,
     logger,
@@ -42,7 +41,7 @@ async function main(): Promise<void> {
     outboxIntervalMs: config.OUTBOX_INTERVAL_MS,
   });
   relay.start();
-  const projectDeleted = await consumeProjectDeleted(bus, new MongoProcessedEvents(db), deps);
+  const projectDeleted = await consumeProjectDeleted(bus, infra.processed, deps);
   const janitor = answerJanitor(nc, JANITOR_SUBJECTS.purgeTrash, logger, (cmd) =>
     purgeTrash(deps, new Date(cmd.olderThan), cmd.batchSize),
   );

@@ -1,14 +1,22 @@
-import type { ObjectId } from 'mongodb';
 import type { AccessTokenVerifier, EventEnvelope, ProjectId } from '@baas/common';
 import type { CollectionDef } from './domain/collections/collection';
+import type { DocumentId } from './domain/documents/document-id';
+import type { Condition, DocumentQuery } from './domain/documents/query';
+import type { Stage } from './domain/aggregation/validate-pipeline';
 
-/** A stored document as the database holds it (dates as Date, _id as ObjectId). */
-export type StoredDoc = Record<string, unknown> & { _id: ObjectId };
-/** A query filter in the document database's syntax, always built server-side. */
-export type Filter = Record<string, unknown>;
-export type SortSpec = Record<string, 1 | -1>;
+/**
+ * A stored document in the domain's terms: `_id` a DocumentId, the system dates as Dates, the
+ * other fields as JSON values (Date-typed schema fields as Dates). Store bookkeeping never shows.
+ */
+export type StoredDoc = Record<string, unknown> & {
+  _id: DocumentId;
+  isDeleted: boolean;
+  deletedAt: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+};
 
-/** The registered collections of every project (database `baas_data`). */
+/** The registered collections of every project. */
 export interface CollectionCatalogue {
   get(projectId: ProjectId, name: string): Promise<CollectionDef | null>;
   list(projectId: ProjectId): Promise<CollectionDef[]>;
@@ -16,54 +24,76 @@ export interface CollectionCatalogue {
   save(def: CollectionDef, events: EventEnvelope[]): Promise<boolean>;
   remove(projectId: ProjectId, name: string, events: EventEnvelope[]): Promise<boolean>;
   removeProject(projectId: ProjectId): Promise<void>;
-  /** Every registered collection of every project (outbox relay, janitor). */
-  all(): Promise<Array<{ projectId: ProjectId; name: string }>>;
 }
 
-export interface FindOptions {
-  sort?: SortSpec;
-  skip?: number;
-  limit?: number;
-  maxTimeMS?: number;
+/** How much an aggregation may cost (documents read, rows returned, time). */
+export interface AggregationBounds {
+  maxInputDocuments: number;
+  maxOutputRows: number;
+  /** Documents any stage may hold at once (after $unwind, $lookup...), when evaluated in-process. */
+  maxWorkingDocuments: number;
+  /** Approximate memory of those documents. */
+  maxWorkingBytes: number;
+  timeMs: number;
 }
+
+export type InsertOutcome = 'inserted' | 'quota_exceeded';
 
 /** One registered collection of one project. */
 export interface DocumentCollection {
-  insert(doc: StoredDoc, events: EventEnvelope[]): Promise<StoredDoc>;
-  findOne(filter: Filter): Promise<StoredDoc | null>;
-  find(filter: Filter, opts: FindOptions): Promise<StoredDoc[]>;
-  count(filter: Filter, maxTimeMS: number): Promise<number>;
-  /** `$set` of the given paths on the one matching document; the document after, or null. */
-  update(filter: Filter, set: Record<string, unknown>, events: EventEnvelope[]): Promise<StoredDoc | null>;
-  /** Marks the matching document for deletion once its events are published. */
-  purge(filter: Filter, events: EventEnvelope[]): Promise<boolean>;
-  aggregate(pipeline: Record<string, unknown>[], maxTimeMS: number): Promise<Record<string, unknown>[]>;
+  /**
+   * Inserts the document and its events, counting it against the project's document quota:
+   * nothing is written when the project already holds `quotaLimit` documents (trash included).
+   */
+  insert(doc: StoredDoc, events: EventEnvelope[], quotaLimit: number): Promise<InsertOutcome>;
+  findOne(where: Condition): Promise<StoredDoc | null>;
+  find(query: DocumentQuery): Promise<StoredDoc[]>;
+  count(where: Condition): Promise<number>;
+  /**
+   * Sets the given paths (dot notation; system fields included) on the one document matching
+   * `where`, with its events, in one atomic write. The document after, or null when none matched.
+   */
+  update(where: Condition, set: Record<string, unknown>, events: EventEnvelope[]): Promise<StoredDoc | null>;
+  /**
+   * Runs a validated client pipeline over the documents matching `scope(collection)` of this
+   * collection and of every collection the pipeline joins (all of this project).
+   */
+  aggregate(
+    pipeline: Stage[],
+    scope: (collection: string) => Condition,
+    bounds: AggregationBounds,
+  ): Promise<Record<string, unknown>[]>;
 }
 
-/** A project's documents live in a database of their own (physical isolation). */
 export interface ProjectDocuments {
   collection(name: string): DocumentCollection;
-  /** Creates the indexes a collection definition needs, dropping unique indexes it no longer has. */
+  /** Makes the store ready for a definition (indexes, unique constraints); DUPLICATE_VALUE if data violates it. */
   prepare(def: CollectionDef): Promise<void>;
-  /** Drops a collection; returns how many documents it held. */
-  dropCollection(name: string): Promise<number>;
+  /** Removes every document of the collection, releasing their quota. */
+  dropCollection(name: string): Promise<void>;
+  /** Removes every document and the document counter of the project. */
   dropAll(): Promise<void>;
+}
+
+export interface PurgeResult {
+  processed: number;
+  more: boolean;
 }
 
 export interface DocumentStore {
   forProject(projectId: ProjectId): ProjectDocuments;
-}
-
-/** Per-project document count quota, reserved before an insert and released on purge. */
-export interface DocumentQuota {
-  reserve(projectId: ProjectId, limit: number): Promise<boolean>;
-  release(projectId: ProjectId, count: number): Promise<void>;
-  drop(projectId: ProjectId): Promise<void>;
-}
-
-/** Asks the outbox relay to publish a document's pending events now (failures retried later). */
-export interface OutboxNotifier {
-  afterWrite(projectId: ProjectId, collection: string, id: ObjectId): void;
+  /**
+   * Hard-deletes up to `limit` documents trashed before `olderThan`, across every project, each
+   * with the events `eventsFor` gives, releasing their quota. Costs what the pending work costs,
+   * not what the number of collections costs.
+   */
+  purgeTrash(
+    olderThan: Date,
+    limit: number,
+    eventsFor: (projectId: ProjectId, collection: string, id: DocumentId) => EventEnvelope[],
+  ): Promise<PurgeResult>;
+  /** The project's document count (quota), trash included. */
+  documentCount(projectId: ProjectId): Promise<number>;
 }
 
 export interface DataLimits {
@@ -74,8 +104,6 @@ export interface DataLimits {
 export interface DataDeps {
   catalogue: CollectionCatalogue;
   documents: DocumentStore;
-  quota: DocumentQuota;
-  outbox: OutboxNotifier;
   tokens: AccessTokenVerifier;
   limits: DataLimits;
   now?: () => Date;

@@ -1,58 +1,91 @@
-import type { Collection, MongoClient } from 'mongodb';
-import { type AccessTokenVerifier, type EventPublisher, type Logger } from '@baas/common';
-import { OutboxRelay } from '@baas/common/mongo';
+import type { Collection, Document } from 'mongodb';
+import {
+  KeyedMutex,
+  type AccessTokenVerifier,
+  type EventPublisher,
+  type Logger,
+  type ServiceStore,
+} from '@baas/common';
 import type { DataDeps, DataLimits } from './ports';
-import { KeyedMutex } from '@baas/common';
-import { MongoCollectionCatalogue } from './adapters/mongo-catalogue';
-import { MongoDocumentStore } from './adapters/mongo-documents';
-import { MongoDocumentQuota } from './adapters/mongo-quota';
 
-export interface Wiring {
+export interface DataWiring {
   deps: DataDeps;
-  relay: OutboxRelay;
-  catalogue: MongoCollectionCatalogue;
-  store: MongoDocumentStore;
-  quota: MongoDocumentQuota;
+  /** Publishes what writes recorded; start it, flush it in tests, stop it at shutdown. */
+  relay: { start(): void; stop(): Promise<void>; flush(): Promise<void> };
 }
 
-/** The real adapters around one Mongo client; shared by main.ts and the integration tests. */
-export async function wireData(opts: {
-  mongo: MongoClient;
-  dbName: string;
+export interface DataWiringOptions {
+  store: ServiceStore;
   tokens: AccessTokenVerifier;
   publisher: EventPublisher;
   logger: Logger;
   limits: DataLimits;
+  /** The periodic outbox pass (MongoDB scans every collection, so it runs less often there). */
   outboxIntervalMs?: number;
-}): Promise<Wiring> {
+}
+
+/**
+ * The data service's adapters on the store its DATABASE_URL names; main.ts and the integration
+ * harness both build the service with this, so tests run exactly what production runs.
+ */
+export async function wireData(opts: DataWiringOptions): Promise<DataWiring> {
+  return opts.store.kind === 'postgres' ? wirePostgres(opts, opts.store) : wireMongo(opts, opts.store);
+}
+
+async function wirePostgres(
+  opts: DataWiringOptions,
+  store: Extract<ServiceStore, { kind: 'postgres' }>,
+): Promise<DataWiring> {
+  const { PgOutboxRelay } = await import('@baas/common/postgres');
+  const { PgCollectionCatalogue } = await import('./adapters/postgres/catalogue');
+  const { PgDocumentStore } = await import('./adapters/postgres/documents');
+  const relay = new PgOutboxRelay(store.pool, opts.publisher, opts.logger, {
+    intervalMs: opts.outboxIntervalMs ?? 1000,
+  });
+  const afterCommit = () => relay.kick();
+  const catalogue = new PgCollectionCatalogue(store.pool, afterCommit);
+  const documents = new PgDocumentStore({ pool: store.pool, catalogue, afterCommit });
+  return {
+    deps: { catalogue, documents, tokens: opts.tokens, limits: opts.limits },
+    relay,
+  };
+}
+
+async function wireMongo(
+  opts: DataWiringOptions,
+  store: Extract<ServiceStore, { kind: 'mongodb' }>,
+): Promise<DataWiring> {
+  const { OutboxRelay } = await import('@baas/common/mongo');
+  const { MongoCollectionCatalogue } = await import('./adapters/mongo/catalogue');
+  const { MongoDocumentStore, detectAggregationMode } = await import('./adapters/mongo/documents');
+  const { MongoDocumentQuota } = await import('./adapters/mongo/quota');
   const locks = new KeyedMutex();
-  const db = opts.mongo.db(opts.dbName);
-  const catalogue = new MongoCollectionCatalogue(db, locks);
+  const catalogue = new MongoCollectionCatalogue(store.db, locks);
   await catalogue.ensureIndexes();
-  const store = new MongoDocumentStore(opts.mongo, opts.dbName, locks);
-  const quota = new MongoDocumentQuota(db, locks);
+  const relayRef: { current?: InstanceType<typeof OutboxRelay> } = {};
+  const documents = new MongoDocumentStore(store.client, store.db.databaseName, catalogue, {
+    locks,
+    quota: new MongoDocumentQuota(store.db, locks),
+    aggregation: await detectAggregationMode(store.client),
+    maxTimeMS: opts.limits.queryMaxTimeMs,
+    afterWrite: (coll, id) => void relayRef.current?.relayOne(coll, id),
+    onPurgeError: (projectId, collection, err) =>
+      opts.logger.error({ err, projectId, collection }, 'trash purge failed for one collection; continuing'),
+  });
   const relay = new OutboxRelay({
     collections: async () => [
-      catalogue.coll as unknown as Collection,
+      catalogue.coll as unknown as Collection<Document>,
       ...(await catalogue.all()).map(({ projectId, name }) =>
-        store.forProject(projectId).mongoCollection(name),
+        documents.forProject(projectId).mongoCollection(name),
       ),
     ],
     publisher: opts.publisher,
     logger: opts.logger,
     intervalMs: opts.outboxIntervalMs ?? 10_000,
   });
-  const deps: DataDeps = {
-    catalogue,
-    documents: store,
-    quota,
-    tokens: opts.tokens,
-    limits: opts.limits,
-    outbox: {
-      afterWrite: (projectId, collection, id) => {
-        void relay.relayOne(store.forProject(projectId).mongoCollection(collection), id);
-      },
-    },
+  relayRef.current = relay;
+  return {
+    deps: { catalogue, documents, tokens: opts.tokens, limits: opts.limits },
+    relay,
   };
-  return { deps, relay, catalogue, store, quota };
 }

@@ -2,6 +2,7 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import http from 'node:http';
 import { randomBytes, randomUUID } from 'node:crypto';
+import path from 'node:path';
 import { MongoClient, ObjectId } from 'mongodb';
 import { SignJWT, createLocalJWKSet, exportJWK, generateKeyPair } from 'jose';
 import type { NatsConnection } from '@nats-io/nats-core';
@@ -16,10 +17,114 @@ import {
   signAssertion,
   trustedProjectId,
   type ProjectId,
+  type ServiceStore,
 } from '@baas/common';
-import { infra, requireInfra, uniqueDbName } from '../../../../test/support/infra';
+import { infra, requireInfra, storeNeed, uniqueDbName } from '../../../../test/support/infra';
+import { freshPostgresDatabase } from '../../../../test/support/postgres';
 import { createApp } from '../../src/app';
-import { wireData, type Wiring } from '../../src/wiring';
+import { wireData, type DataWiring } from '../../src/wiring';
+
+const MIGRATIONS = path.resolve(__dirname, '../../migrations');
+
+/**
+ * What a test may look at below the API, on either store: how many documents of a collection
+ * are stored (trash and purge-pending included), whether events are still waiting in the
+ * outbox, and whether anything of a project is left.
+ */
+export interface StoreProbe {
+  kind: ServiceStore['kind'];
+  storedCount(projectId: ProjectId, collection: string): Promise<number>;
+  pendingEvents(projectId: ProjectId, collection: string, id: string): Promise<number>;
+  projectLeftovers(projectId: ProjectId): Promise<number>;
+  storedField(projectId: ProjectId, collection: string, id: string, field: string): Promise<unknown>;
+  close(): Promise<void>;
+}
+
+async function postgresStore(prefix: string): Promise<{ store: ServiceStore; probe: StoreProbe }> {
+  const db = await freshPostgresDatabase(prefix, MIGRATIONS);
+  const q = async (sql: string, params: unknown[]) =>
+    (await db.pool.query(sql, params)).rows[0] as Record<string, unknown>;
+  return {
+    store: { kind: 'postgres', pool: db.pool, url: db.url },
+    probe: {
+      kind: 'postgres',
+      storedCount: async (p, c) =>
+        Number(
+          (await q('SELECT count(*) AS n FROM documents WHERE project_id = $1 AND collection = $2', [p, c]))
+            .n,
+        ),
+      pendingEvents: async () => Number((await q('SELECT count(*) AS n FROM outbox', [])).n),
+      projectLeftovers: async (p) =>
+        Number(
+          (
+            await q(
+              `SELECT (SELECT count(*) FROM documents WHERE project_id = $1)
+                    + (SELECT count(*) FROM collections WHERE project_id = $1)
+                    + (SELECT count(*) FROM document_unique_values WHERE project_id = $1)
+                    + (SELECT count(*) FROM project_document_counts WHERE project_id = $1) AS n`,
+              [p],
+            )
+          ).n,
+        ),
+      storedField: async (p, c, id, f) =>
+        (
+          await q(
+            'SELECT body -> $4 AS v FROM documents WHERE project_id = $1 AND collection = $2 AND id = $3',
+            [p, c, id, f],
+          )
+        )?.v,
+      close: () => db.drop(),
+    },
+  };
+}
+
+async function mongoStore(
+  prefix: string,
+  mongoUrl: string,
+): Promise<{ store: ServiceStore; probe: StoreProbe }> {
+  const client = await MongoClient.connect(mongoUrl);
+  const dbName = uniqueDbName(prefix);
+  const projectDb = (p: ProjectId) => client.db(`${dbName}_p_${p}`);
+  const seen = new Set<ProjectId>();
+  return {
+    store: { kind: 'mongodb', client, db: client.db(dbName) },
+    probe: {
+      kind: 'mongodb',
+      storedCount: (p, c) => (seen.add(p), projectDb(p).collection(c).countDocuments({})),
+      pendingEvents: async (p, c, id) => {
+        const d = await projectDb(p)
+          .collection(c)
+          .findOne({ _id: new ObjectId(id) });
+        return (d?._outbox as unknown[] | undefined)?.length ?? 0;
+      },
+      projectLeftovers: async (p) => {
+        const dbs = (await client.db('admin').admin().listDatabases()).databases.map((d) => d.name);
+        const counter = await client
+          .db(dbName)
+          .collection('document_counts')
+          .countDocuments({ _id: p as never });
+        const defs = await client.db(dbName).collection('collections').countDocuments({ projectId: p });
+        return (dbs.includes(`${dbName}_p_${p}`) ? 1 : 0) + counter + defs;
+      },
+      storedField: async (p, c, id, f): Promise<unknown> =>
+        (
+          await projectDb(p)
+            .collection(c)
+            .findOne({ _id: new ObjectId(id) })
+        )?.[f],
+      close: async () => {
+        const dbs = (await client.db('admin').admin().listDatabases()).databases.map((d) => d.name);
+        for (const name of dbs)
+          if (name.startsWith(dbName))
+            await client
+              .db(name)
+              .dropDatabase()
+              .catch(() => undefined);
+        await client.close();
+      },
+    },
+  };
+}
 
 /**
  * The data service with its real adapters (FerretDB, NATS), a locally generated Ed25519 key that
@@ -28,10 +133,9 @@ import { wireData, type Wiring } from '../../src/wiring';
  */
 export interface Harness {
   base: string;
-  wiring: Wiring;
-  mongo: MongoClient;
+  wiring: DataWiring;
+  probe: StoreProbe;
   nc: NatsConnection;
-  dbName: string;
   newProject(documents?: number): ProjectId;
   token(projectId: ProjectId, userId: string, opts?: { expiresIn?: string }): Promise<string>;
   call<T = any>(method: string, path: string, opts?: CallOpts): Promise<{ status: number; body: T }>;
@@ -49,19 +153,25 @@ export interface CallOpts {
 
 const SECRET = randomBytes(32).toString('base64url');
 
-export async function startHarness(prefix = 'data_it', mongoUrl = infra.mongoUrl): Promise<Harness> {
-  await requireInfra('mongo', 'nats');
+/** The data service on the store TEST_STORE names (PostgreSQL by default), in a database of its own. */
+export async function startHarness(
+  prefix = 'data_it',
+  opts: { store?: ServiceStore['kind']; mongoUrl?: string } = {},
+): Promise<Harness> {
+  const kind = opts.store ?? infra.store;
+  await requireInfra(kind === 'mongodb' ? 'mongo' : storeNeed(), 'nats');
   const logger = createLogger('data-test', 'silent');
-  const mongo = await MongoClient.connect(mongoUrl);
+  const { store, probe } =
+    kind === 'postgres'
+      ? await postgresStore(prefix)
+      : await mongoStore(prefix, opts.mongoUrl ?? infra.mongoUrl);
   const nc = await connectNats(infra.natsUrl, 'data-test', logger);
   const bus = await JetStreamBus.create(nc, logger);
   const { privateKey, publicKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519' });
   const jwk = { ...(await exportJWK(publicKey)), kid: 'test-key', alg: 'EdDSA', use: 'sig' };
   const tokens = createAccessTokenVerifier(createLocalJWKSet({ keys: [jwk] }));
-  const dbName = uniqueDbName(prefix);
   const wiring = await wireData({
-    mongo,
-    dbName,
+    store,
     tokens,
     publisher: bus,
     logger,
@@ -80,9 +190,8 @@ export async function startHarness(prefix = 'data_it', mongoUrl = infra.mongoUrl
   return {
     base,
     wiring,
-    mongo,
+    probe,
     nc,
-    dbName,
     newProject(documents = 100000) {
       const id = trustedProjectId(new ObjectId().toHexString());
       projects.push(id);
@@ -136,17 +245,8 @@ export async function startHarness(prefix = 'data_it', mongoUrl = infra.mongoUrl
       await wiring.relay.stop();
       server.closeAllConnections();
       await new Promise<void>((res) => server.close(() => res()));
-      for (const p of projects)
-        await mongo
-          .db(wiring.store.dbName(p))
-          .dropDatabase()
-          .catch(() => undefined);
-      await mongo
-        .db(dbName)
-        .dropDatabase()
-        .catch(() => undefined);
       await nc.drain();
-      await mongo.close();
+      await probe.close();
     },
   };
 }

@@ -15,7 +15,7 @@ maybe('aggregation joins on a real MongoDB (MONGO_FULL_URL)', () => {
   let other: ProjectId;
   let a: string;
   beforeAll(async () => {
-    h = await startHarness('data_full', await fullMongoUrl());
+    h = await startHarness('data_full', { store: 'mongodb', mongoUrl: await fullMongoUrl() });
     p = h.newProject();
     other = h.newProject();
     for (const proj of [p, other]) {

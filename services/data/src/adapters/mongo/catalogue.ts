@@ -8,8 +8,8 @@ import {
   withEvents,
   type OutboxFields,
 } from '@baas/common/mongo';
-import type { CollectionCatalogue } from '../ports';
-import type { CollectionDef, CollectionSchema, RlsConfig } from '../domain/collections/collection';
+import type { CollectionCatalogue } from '../../ports';
+import type { CollectionDef, CollectionSchema, RlsConfig } from '../../domain/collections/collection';
 import { KeyedMutex } from '@baas/common';
 import { serializeWrites } from '@baas/common/mongo';
 

@@ -1,23 +1,34 @@
-import type { Collection, Db, Document, MongoClient } from 'mongodb';
+import { ObjectId, type Collection, type Db, type Document, type MongoClient } from 'mongodb';
 import { AppError, errors, type EventEnvelope, type ProjectId } from '@baas/common';
 import {
   HIDE_OUTBOX,
+  PURGE_FIELD,
+  documentLockKey,
   isDuplicateKeyError,
   pushEvents,
   purgeWithEvents,
+  serializeWrites,
   withEvents,
 } from '@baas/common/mongo';
 import type {
+  AggregationBounds,
   DocumentCollection,
   DocumentStore,
-  Filter,
-  FindOptions,
+  InsertOutcome,
   ProjectDocuments,
+  PurgeResult,
   StoredDoc,
-} from '../ports';
-import { uniquePaths, type CollectionDef } from '../domain/collections/collection';
-import { KeyedMutex } from '@baas/common';
-import { serializeWrites } from '@baas/common/mongo';
+} from '../../ports';
+import { uniquePaths, type CollectionDef } from '../../domain/collections/collection';
+import type { DocumentId } from '../../domain/documents/document-id';
+import type { Condition, DocumentQuery } from '../../domain/documents/query';
+import type { Stage } from '../../domain/aggregation/validate-pipeline';
+import { runPipeline } from '../pipeline-engine';
+import type { MongoCollectionCatalogue } from './catalogue';
+import type { MongoDocumentQuota } from './quota';
+import { securePipeline } from './secure-pipeline';
+import { fromDb, keysetFilter, liveFilter, toDb, toSort } from './translate';
+import type { KeyedMutex } from '@baas/common';
 
 const UNIQUE_PREFIX = 'uniq_';
 const MAX_TIME_EXPIRED = 50;
@@ -79,7 +90,8 @@ async function duplicateValue(
 /** Database errors a client's query can cause become 4xx, with no server text (it could echo data). */
 function queryError(e: unknown): unknown {
   const code = (e as { code?: number } | null)?.code;
-  if (code === MAX_TIME_EXPIRED) return errors.badRequest('QUERY_TIMEOUT', 'The query took too long');
+  if (code === MAX_TIME_EXPIRED)
+    return new AppError(504, 'QUERY_TIMEOUT', 'The query took longer than its time budget');
   if (code === NOT_IMPLEMENTED)
     return errors.badRequest('UNSUPPORTED_BY_DATABASE', 'This operation is not supported by the database');
   if (typeof code === 'number' && (e as { name?: string }).name === 'MongoServerError')
@@ -98,96 +110,188 @@ function writeError(e: unknown): unknown {
   return e;
 }
 
-class MongoDocumentCollection implements DocumentCollection {
-  constructor(private readonly coll: Collection<Document>) {}
+/** Whether this MongoDB-wire server runs aggregation itself (FerretDB 1.x answers wrongly or not at all). */
+export type AggregationMode = 'native' | 'in-process';
 
-  async insert(doc: StoredDoc, events: EventEnvelope[]): Promise<StoredDoc> {
+export async function detectAggregationMode(client: MongoClient): Promise<AggregationMode> {
+  const info = await client.db('admin').command({ buildInfo: 1 });
+  return 'ferretdbVersion' in info ? 'in-process' : 'native';
+}
+
+export interface MongoDocumentsContext {
+  locks: KeyedMutex;
+  quota: MongoDocumentQuota;
+  aggregation: AggregationMode;
+  maxTimeMS: number;
+  /** Publish the events of a document just written (the outbox relay). */
+  afterWrite: (coll: Collection<Document>, id: ObjectId) => void;
+  /** A collection the purge could not sweep: reported, and the sweep goes on with the others. */
+  onPurgeError: (projectId: ProjectId, collection: string, err: unknown) => void;
+}
+
+class MongoDocumentCollection implements DocumentCollection {
+  constructor(
+    private readonly projectId: ProjectId,
+    private readonly coll: Collection<Document>,
+    private readonly ctx: MongoDocumentsContext,
+    private readonly db: Db,
+  ) {}
+
+  async insert(doc: StoredDoc, events: EventEnvelope[], quotaLimit: number): Promise<InsertOutcome> {
+    if (!(await this.ctx.quota.reserve(this.projectId, quotaLimit))) return 'quota_exceeded';
+    const stored = toDb(doc);
     try {
-      await this.coll.insertOne(withEvents(doc, events));
+      await this.coll.insertOne(withEvents(stored, events));
     } catch (e) {
-      if (isDuplicate(e)) throw await duplicateValue(this.coll, e, doc, doc._id);
+      await this.ctx.quota.release(this.projectId, 1);
+      if (isDuplicate(e)) throw await duplicateValue(this.coll, e, stored, stored._id);
       throw writeError(e);
     }
-    return doc;
+    this.ctx.afterWrite(this.coll, stored._id as ObjectId);
+    return 'inserted';
   }
 
-  async findOne(filter: Filter): Promise<StoredDoc | null> {
+  async findOne(where: Condition): Promise<StoredDoc | null> {
     try {
-      return await this.coll.findOne<StoredDoc>(filter, { projection: HIDE_OUTBOX });
+      const doc = await this.coll.findOne(liveFilter(where), {
+        projection: HIDE_OUTBOX,
+        maxTimeMS: this.ctx.maxTimeMS,
+      });
+      return doc ? fromDb(doc) : null;
     } catch (e) {
       throw queryError(e);
     }
   }
 
-  async find(filter: Filter, opts: FindOptions): Promise<StoredDoc[]> {
-    let cursor = this.coll.find<StoredDoc>(filter, { projection: HIDE_OUTBOX });
-    if (opts.sort) cursor = cursor.sort(opts.sort);
-    if (opts.skip) cursor = cursor.skip(opts.skip);
-    if (opts.limit) cursor = cursor.limit(opts.limit);
-    if (opts.maxTimeMS) cursor = cursor.maxTimeMS(opts.maxTimeMS);
+  async find(q: DocumentQuery): Promise<StoredDoc[]> {
+    const where = q.after
+      ? { $and: [liveFilter(q.where), keysetFilter(q.sort, q.after)] }
+      : liveFilter(q.where);
+    let cursor = this.coll.find(where, { projection: HIDE_OUTBOX }).sort(toSort(q.sort));
+    if (q.skip) cursor = cursor.skip(q.skip);
+    if (q.limit) cursor = cursor.limit(q.limit);
+    cursor = cursor.maxTimeMS(this.ctx.maxTimeMS);
     try {
-      return await cursor.toArray();
+      return (await cursor.toArray()).map(fromDb);
     } catch (e) {
       throw queryError(e);
     }
   }
 
-  async count(filter: Filter, maxTimeMS: number): Promise<number> {
+  async count(where: Condition): Promise<number> {
     try {
-      return await this.coll.countDocuments(filter, { maxTimeMS });
+      return await this.coll.countDocuments(liveFilter(where), { maxTimeMS: this.ctx.maxTimeMS });
     } catch (e) {
       throw queryError(e);
     }
   }
 
   async update(
-    filter: Filter,
+    where: Condition,
     set: Record<string, unknown>,
     events: EventEnvelope[],
   ): Promise<StoredDoc | null> {
+    const filter = liveFilter(where);
+    let updated: Document | null;
     try {
-      // No projection: FerretDB does not implement one on findAndModify; views drop outbox fields.
-      return await this.coll.findOneAndUpdate(filter, pushEvents({ $set: set }, events), {
-        returnDocument: 'after',
-      });
+      // No projection: FerretDB does not implement one on findAndModify; fromDb drops bookkeeping.
+      // FerretDB does not isolate updates: writes of one document (and the outbox relay's) queue.
+      const id = idOf(where);
+      const write = () =>
+        this.coll.findOneAndUpdate(filter, pushEvents({ $set: set }, events), { returnDocument: 'after' });
+      updated = id ? await this.ctx.locks.run(documentLockKey(this.coll, id), write) : await write();
     } catch (e) {
-      if (isDuplicate(e)) throw await duplicateValue(this.coll, e, set, filter._id);
+      if (isDuplicate(e)) throw await duplicateValue(this.coll, e, set, idOf(where));
       throw writeError(e);
     }
-  }
-
-  async purge(filter: Filter, events: EventEnvelope[]): Promise<boolean> {
-    const r = await this.coll.updateOne(filter, purgeWithEvents(events));
-    return r.modifiedCount === 1;
+    if (!updated) return null;
+    this.ctx.afterWrite(this.coll, updated._id as ObjectId);
+    return fromDb(updated);
   }
 
   async aggregate(
-    pipeline: Record<string, unknown>[],
-    maxTimeMS: number,
+    pipeline: Stage[],
+    scope: (collection: string) => Condition,
+    bounds: AggregationBounds,
   ): Promise<Record<string, unknown>[]> {
     try {
-      return await this.coll.aggregate(pipeline, { maxTimeMS, allowDiskUse: false }).toArray();
+      if (this.ctx.aggregation === 'native') {
+        const secured = securePipeline(
+          pipeline,
+          this.coll.collectionName,
+          (c) => liveFilter(scope(c)),
+          bounds.maxOutputRows,
+        );
+        return await this.coll
+          .aggregate(secured, { maxTimeMS: bounds.timeMs, allowDiskUse: false })
+          .toArray();
+      }
+      // FerretDB: read what the caller may read, then evaluate with MongoDB's semantics here.
+      const read = async (name: string) => {
+        const docs = await this.db
+          .collection(name)
+          .find(liveFilter(scope(name)), { projection: HIDE_OUTBOX })
+          .limit(bounds.maxInputDocuments + 1)
+          .maxTimeMS(bounds.timeMs)
+          .toArray();
+        if (docs.length > bounds.maxInputDocuments) throw tooManyDocuments(bounds.maxInputDocuments);
+        return docs.map((d) => ({ ...d, _id: d._id.toHexString() }));
+      };
+      const others = new Map<string, Record<string, unknown>[]>();
+      for (const name of joinedCollections(pipeline))
+        if (!others.has(name)) others.set(name, await read(name));
+      return runPipeline(await read(this.coll.collectionName), pipeline, others, bounds);
     } catch (e) {
       throw queryError(e);
     }
   }
 }
 
+/** The collections a pipeline joins (validated names), for the in-process evaluation. */
+function joinedCollections(pipeline: unknown): Set<string> {
+  const out = new Set<string>();
+  const walk = (v: unknown): void => {
+    if (Array.isArray(v)) return v.forEach(walk);
+    if (typeof v !== 'object' || v === null) return;
+    for (const [k, x] of Object.entries(v)) {
+      if ((k === '$lookup' || k === '$graphLookup') && typeof (x as { from?: unknown }).from === 'string')
+        out.add((x as { from: string }).from);
+      if (k === '$unionWith') out.add(typeof x === 'string' ? x : String((x as { coll?: unknown }).coll));
+      walk(x);
+    }
+  };
+  walk(pipeline);
+  return out;
+}
+
+export function tooManyDocuments(max: number): AppError {
+  return errors.payloadTooLarge(
+    `The aggregation would read more than ${max} documents; narrow it with $match`,
+  );
+}
+
+function idOf(where: Condition): ObjectId | undefined {
+  const first = where.op === 'and' ? where.conditions[0] : where;
+  return first?.op === 'eq' && first.field === '_id' && typeof first.value === 'string'
+    ? new ObjectId(first.value)
+    : undefined;
+}
+
 class MongoProjectDocuments implements ProjectDocuments {
   constructor(
+    private readonly projectId: ProjectId,
     private readonly db: Db,
-    private readonly locks: KeyedMutex,
+    private readonly ctx: MongoDocumentsContext,
   ) {}
 
   /** The raw collection with serialized writes: what the outbox relay is given too. */
   mongoCollection(name: string): Collection<Document> {
-    return serializeWrites(this.db.collection(name), this.locks);
+    return serializeWrites(this.db.collection(name), this.ctx.locks);
   }
 
   collection(name: string): DocumentCollection {
-    return new MongoDocumentCollection(this.mongoCollection(name));
+    return new MongoDocumentCollection(this.projectId, this.mongoCollection(name), this.ctx, this.db);
   }
-
   async prepare(def: CollectionDef): Promise<void> {
     const coll = this.db.collection(def.name);
     await coll.createIndex({ isDeleted: 1, createdAt: -1, _id: -1 }, { name: 'live_by_created' });
@@ -218,27 +322,33 @@ class MongoProjectDocuments implements ProjectDocuments {
     }
   }
 
-  async dropCollection(name: string): Promise<number> {
+  async dropCollection(name: string): Promise<void> {
     const coll = this.db.collection(name);
     const count = await coll.countDocuments({});
     await coll.drop().catch((e: unknown) => {
       // Dropping a collection that was never written to is fine.
       if ((e as { code?: number }).code !== 26) throw e;
     });
-    return count;
+    if (count > 0) await this.ctx.quota.release(this.projectId, count);
   }
 
   async dropAll(): Promise<void> {
     await this.db.dropDatabase();
+    await this.ctx.quota.drop(this.projectId);
   }
 }
 
+/**
+ * One database per project (`<db>_p_<projectId>`): physical isolation. Purging walks the
+ * registered collections, since MongoDB has no cross-database query.
+ */
 export class MongoDocumentStore implements DocumentStore {
   constructor(
     private readonly client: MongoClient,
-    /** MONGO_DB: each project's documents go to `<MONGO_DB>_p_<projectId>`. */
+    /** The service's database: each project's documents go to `<db>_p_<projectId>`. */
     private readonly dbPrefix: string,
-    private readonly locks: KeyedMutex,
+    private readonly catalogue: MongoCollectionCatalogue,
+    private readonly ctx: MongoDocumentsContext,
   ) {}
 
   dbName(projectId: ProjectId): string {
@@ -246,6 +356,60 @@ export class MongoDocumentStore implements DocumentStore {
   }
 
   forProject(projectId: ProjectId): MongoProjectDocuments {
-    return new MongoProjectDocuments(this.client.db(this.dbName(projectId)), this.locks);
+    return new MongoProjectDocuments(projectId, this.client.db(this.dbName(projectId)), this.ctx);
+  }
+
+  async documentCount(projectId: ProjectId): Promise<number> {
+    return this.ctx.quota.used(projectId);
+  }
+
+  async purgeTrash(
+    olderThan: Date,
+    limit: number,
+    eventsFor: (projectId: ProjectId, collection: string, id: DocumentId) => EventEnvelope[],
+  ): Promise<PurgeResult> {
+    let processed = 0;
+    let more = false;
+    for (const { projectId, name } of await this.catalogue.all()) {
+      const budget = limit - processed;
+      if (budget <= 0) {
+        more = true;
+        break;
+      }
+      try {
+        const r = await this.purgeCollection(projectId, name, olderThan, budget, eventsFor);
+        processed += r.processed;
+        if (r.more) more = true;
+      } catch (err) {
+        // One collection that cannot be swept never stops the sweep for every other tenant.
+        this.ctx.onPurgeError(projectId, name, err);
+      }
+    }
+    return { processed, more };
+  }
+
+  private async purgeCollection(
+    projectId: ProjectId,
+    name: string,
+    olderThan: Date,
+    budget: number,
+    eventsFor: (projectId: ProjectId, collection: string, id: DocumentId) => EventEnvelope[],
+  ): Promise<PurgeResult> {
+    const coll = this.forProject(projectId).mongoCollection(name);
+    const eligible = { isDeleted: true, deletedAt: { $lt: olderThan }, [PURGE_FIELD]: { $ne: true } };
+    const candidates = await coll
+      .find(eligible, { projection: { _id: 1 } })
+      .limit(budget + 1)
+      .toArray();
+    let processed = 0;
+    for (const { _id } of candidates.slice(0, budget)) {
+      const id = _id.toHexString() as DocumentId;
+      const r = await coll.updateOne({ ...eligible, _id }, purgeWithEvents(eventsFor(projectId, name, id)));
+      if (r.modifiedCount !== 1) continue;
+      processed++;
+      await this.ctx.quota.release(projectId, 1);
+      this.ctx.afterWrite(coll, _id);
+    }
+    return { processed, more: candidates.length > budget };
   }
 }

@@ -1,7 +1,6 @@
 import type { Collection, Db } from 'mongodb';
 import { type ProjectId } from '@baas/common';
 import { isDuplicateKeyError } from '@baas/common/mongo';
-import type { DocumentQuota } from '../ports';
 import type { KeyedMutex } from '@baas/common';
 
 interface CounterDoc {
@@ -14,7 +13,7 @@ interface CounterDoc {
  * (`count < limit`), atomic on MongoDB; FerretDB's updates are not isolated, so changes of one
  * project's counter are also serialized in this process (one data-service replica on FerretDB).
  */
-export class MongoDocumentQuota implements DocumentQuota {
+export class MongoDocumentQuota {
   readonly coll: Collection<CounterDoc>;
   private readonly known = new Set<string>();
 

@@ -1,5 +1,7 @@
-import type { Filter } from '../../ports';
-import { FIRST_ONLY_STAGES, type Stage } from './validate-pipeline';
+import type { Document } from 'mongodb';
+import { FIRST_ONLY_STAGES, type Stage } from '../../domain/aggregation/validate-pipeline';
+
+type Filter = Document;
 
 /** Outbox bookkeeping never leaves the database through a pipeline. */
 const HIDE_INTERNAL: Stage = { $unset: ['_outbox', '_purgeAfterRelay'] };

@@ -1,20 +1,24 @@
 import { errors } from '@baas/common';
-import type { DataDeps, Filter } from '../../ports';
+import type { AggregationBounds, DataDeps } from '../../ports';
 import { requireCollection } from '../collections/manage-collections';
 import { readScope, type Caller } from '../documents/access';
 import { and, visibility } from '../documents/filters';
 import { parseBool } from '../documents/list-query';
+import type { Condition } from '../documents/query';
 import { rowView } from '../documents/views';
-import { securePipeline } from './rewrite-pipeline';
 import { validatePipeline, type Stage } from './validate-pipeline';
 
 export const AGGREGATION_MAX_ROWS = 1000;
+/** Documents one aggregation may read, over every collection it reaches (in-process evaluation). */
+export const AGGREGATION_MAX_INPUT_DOCUMENTS = 50_000;
+export const AGGREGATION_MAX_WORKING_DOCUMENTS = 200_000;
+export const AGGREGATION_MAX_WORKING_BYTES = 64 * 1024 * 1024;
 
 /**
  * Runs a client pipeline on one collection. Every collection it reads (itself, and any
  * `$lookup`/`$unionWith`/`$graphLookup` target, which must be registered in the same project) is
- * filtered by the caller's RLS scope and the trash rule, and the project's documents live in a
- * database of their own, so no stage can reach another tenant.
+ * limited to what the caller may read (RLS scope) and to live documents (unless
+ * include_deleted), so no stage can reach another tenant or another user's private documents.
  */
 export async function aggregate(
   deps: DataDeps,
@@ -30,27 +34,28 @@ export async function aggregate(
     throw errors.badRequest('INVALID_PIPELINE', 'pipeline is required and must be an array of stages');
   const { targets } = validatePipeline(pipeline);
 
-  const filters = new Map<string, Filter>();
-  filters.set(name, and(visibility(includeDeleted), await readScope(deps, caller, def)));
+  const scopes = new Map<string, Condition>();
+  scopes.set(name, and(visibility(includeDeleted), await readScope(deps, caller, def)));
   for (const target of targets) {
-    if (filters.has(target)) continue;
+    if (scopes.has(target)) continue;
     const tdef = await deps.catalogue.get(caller.projectId, target);
     if (!tdef)
       throw errors.badRequest(
         'LOOKUP_FORBIDDEN',
         `'${target}' is not a registered collection of this project`,
       );
-    filters.set(target, and(visibility(includeDeleted), await readScope(deps, caller, tdef)));
+    scopes.set(target, and(visibility(includeDeleted), await readScope(deps, caller, tdef)));
   }
-  const secured = securePipeline(
-    pipeline as Stage[],
-    name,
-    (c) => filters.get(c) as Filter,
-    AGGREGATION_MAX_ROWS,
-  );
+  const bounds: AggregationBounds = {
+    maxInputDocuments: AGGREGATION_MAX_INPUT_DOCUMENTS,
+    maxOutputRows: AGGREGATION_MAX_ROWS,
+    maxWorkingDocuments: AGGREGATION_MAX_WORKING_DOCUMENTS,
+    maxWorkingBytes: AGGREGATION_MAX_WORKING_BYTES,
+    timeMs: deps.limits.queryMaxTimeMs,
+  };
   const rows = await deps.documents
     .forProject(caller.projectId)
     .collection(name)
-    .aggregate(secured, deps.limits.queryMaxTimeMs);
+    .aggregate(pipeline as Stage[], (c) => scopes.get(c) as Condition, bounds);
   return rows.map(rowView);
 }

@@ -38,13 +38,11 @@ export async function deleteCollection(
     createEvent('collection.deleted', projectId, { collection: name }, { requestId }),
   ]);
   if (!removed) throw errors.notFound('COLLECTION_NOT_FOUND', `Collection '${name}' not found`);
-  const count = await deps.documents.forProject(projectId).dropCollection(name);
-  if (count > 0) await deps.quota.release(projectId, count);
+  await deps.documents.forProject(projectId).dropCollection(name);
 }
 
-/** On `project.deleted`: the project's database, its catalogue entries and its quota counter go. */
+/** On `project.deleted`: the project's documents, its catalogue entries and its quota counter go. */
 export async function dropProjectData(deps: DataDeps, projectId: ProjectId): Promise<void> {
   await deps.documents.forProject(projectId).dropAll();
   await deps.catalogue.removeProject(projectId);
-  await deps.quota.drop(projectId);
 }

@@ -1,5 +1,6 @@
 import { errors, type KeyType, type ProjectId } from '@baas/common';
-import type { DataDeps, Filter } from '../../ports';
+import type { DataDeps } from '../../ports';
+import { MATCH_ALL, eq, type Condition } from './query';
 import type { CollectionDef } from '../collections/collection';
 
 /** Who is calling, from the verified gateway assertion plus the raw Bearer token, if any. */
@@ -43,7 +44,7 @@ export async function writeAccess(deps: DataDeps, caller: Caller, def: Collectio
  * What the caller may read, as a filter ANDed with everything else: private mode with a
  * publishable key sees only the token user's documents (401 without a token).
  */
-export async function readScope(deps: DataDeps, caller: Caller, def: CollectionDef): Promise<Filter> {
-  if (caller.keyType === 'secret' || !def.rls.enabled || def.rls.mode === 'public-read') return {};
-  return { [def.rls.ownerField]: await userId(deps, caller) };
+export async function readScope(deps: DataDeps, caller: Caller, def: CollectionDef): Promise<Condition> {
+  if (caller.keyType === 'secret' || !def.rls.enabled || def.rls.mode === 'public-read') return MATCH_ALL;
+  return eq(def.rls.ownerField, await userId(deps, caller));
 }

@@ -1,8 +1,8 @@
-import { ObjectId } from 'mongodb';
 import { createEvent, errors } from '@baas/common';
 import type { DataDeps, StoredDoc } from '../../ports';
 import { requireCollection } from '../collections/manage-collections';
 import { writeAccess, type Caller } from './access';
+import { newDocumentId } from './document-id';
 import { sanitizeInsert } from './sanitize';
 import { validateDocument } from './schema-validation';
 import { documentView } from './views';
@@ -10,7 +10,7 @@ import { documentView } from './views';
 /**
  * Inserts a document. With a publishable key (RLS + token) the owner field is the token's user:
  * filled in when omitted, 403 when it names someone else. The project's document quota is
- * reserved atomically before the write and released if the write fails.
+ * checked in the same atomic write.
  */
 export async function insertDocument(
   deps: DataDeps,
@@ -30,7 +30,7 @@ export async function insertDocument(
   const valid = validateDocument(def.schema, fields);
   const now = (deps.now ?? (() => new Date()))();
   const doc: StoredDoc = {
-    _id: new ObjectId(),
+    _id: newDocumentId(now.getTime()),
     ...valid,
     isDeleted: false,
     deletedAt: null,
@@ -38,21 +38,17 @@ export async function insertDocument(
     updatedAt: now,
   };
 
-  if (!(await deps.quota.reserve(caller.projectId, caller.documentQuota)))
-    throw errors.quotaExceeded(`Document quota of ${caller.documentQuota} reached for this project`);
   const event = createEvent(
     'document.created',
     caller.projectId,
-    { collection: name, documentId: doc._id.toHexString() },
+    { collection: name, documentId: doc._id },
     { requestId: caller.requestId },
   );
-  let stored: StoredDoc;
-  try {
-    stored = await deps.documents.forProject(caller.projectId).collection(name).insert(doc, [event]);
-  } catch (e) {
-    await deps.quota.release(caller.projectId, 1);
-    throw e;
-  }
-  deps.outbox.afterWrite(caller.projectId, name, doc._id);
-  return documentView(stored);
+  const outcome = await deps.documents
+    .forProject(caller.projectId)
+    .collection(name)
+    .insert(doc, [event], caller.documentQuota);
+  if (outcome === 'quota_exceeded')
+    throw errors.quotaExceeded(`Document quota of ${caller.documentQuota} reached for this project`);
+  return documentView(doc);
 }

@@ -1,11 +1,10 @@
-import { ObjectId } from 'mongodb';
 import { trustedProjectId } from '@baas/common';
 import type { CollectionDef } from '../collections/collection';
 import { parseListQuery } from './list-query';
 import { sanitizeInsert, sanitizeUpdate } from './sanitize';
 
 const def: CollectionDef = {
-  projectId: trustedProjectId(new ObjectId().toHexString()),
+  projectId: trustedProjectId('0123456789abcdef01234567'),
   name: 'things',
   schema: {
     fields: [
@@ -35,7 +34,10 @@ describe('list query parsing', () => {
     expect(q('')).toMatchObject({
       pagination: { mode: 'page', page: 1 },
       limit: 20,
-      sort: { createdAt: -1, _id: -1 },
+      sort: [
+        { field: 'createdAt', direction: -1 },
+        { field: '_id', direction: -1 },
+      ],
       includeDeleted: false,
       conditions: [],
     });
@@ -60,24 +62,28 @@ describe('list query parsing', () => {
 
   it('coerces values by the schema type', () => {
     expect(q('age_gt=18&ok=true&at_lt=2024-01-01').conditions).toEqual([
-      { age: { $gt: 18 } },
-      { ok: true },
-      { at: { $lt: new Date('2024-01-01') } },
+      { op: 'gt', field: 'age', value: 18 },
+      { op: 'eq', field: 'ok', value: true },
+      { op: 'lt', field: 'at', value: new Date('2024-01-01') },
     ]);
-    expect(q('tags=3').conditions).toEqual([{ tags: 3 }]);
+    expect(q('tags=3').conditions).toEqual([{ op: 'eq', field: 'tags', value: 3 }]);
+    expect(q('_id=0123456789ABCDEF01234567').conditions).toEqual([
+      { op: 'eq', field: '_id', value: '0123456789abcdef01234567' },
+    ]);
+    expect(fails('_id=xyz')).toBe(true);
     expect(fails('age=abc')).toBe(true);
     expect(fails('ok=yes')).toBe(true);
   });
 
   it('matches both readings of an untyped value', () => {
-    expect(q('score=5').conditions).toEqual([{ score: { $in: ['5', 5] } }]);
-    expect(q('score_gt=5').conditions).toEqual([{ score: { $gt: 5 } }]);
-    expect(q('score_ne=5').conditions).toEqual([{ score: { $nin: ['5', 5] } }]);
+    expect(q('score=5').conditions).toEqual([{ op: 'in', field: 'score', values: ['5', 5] }]);
+    expect(q('score_gt=5').conditions).toEqual([{ op: 'gt', field: 'score', value: 5 }]);
+    expect(q('score_ne=5').conditions).toEqual([{ op: 'nin', field: 'score', values: ['5', 5] }]);
   });
 
   it('builds _in, _ne and _regex conditions with their bounds', () => {
-    expect(q('name_in=a,b').conditions).toEqual([{ name: { $in: ['a', 'b'] } }]);
-    expect(q('name_ne=a').conditions).toEqual([{ name: { $ne: 'a' } }]);
+    expect(q('name_in=a,b').conditions).toEqual([{ op: 'in', field: 'name', values: ['a', 'b'] }]);
+    expect(q('name_ne=a').conditions).toEqual([{ op: 'ne', field: 'name', value: 'a' }]);
     expect(q(`name_regex=${'a'.repeat(100)}`).conditions).toHaveLength(1);
     expect(fails(`name_regex=${'a'.repeat(101)}`)).toBe(true);
     expect(fails('name_regex=(')).toBe(true);
@@ -99,17 +105,25 @@ describe('list query parsing', () => {
 
   it('rejects a parameter given twice', () => expect(fails('name=a&name=b')).toBe(true));
 
-  it('selects cursor pagination with an empty cursor and allows only the createdAt order', () => {
+  it('selects cursor pagination with an empty cursor, over any sort', () => {
     expect(q('cursor=').pagination).toEqual({ mode: 'cursor', raw: '', after: null });
-    expect(fails('cursor=&sort=name')).toBe(true);
+    expect(q('cursor=&sort=name').pagination).toEqual({ mode: 'cursor', raw: '', after: null });
     expect(fails('cursor=garbage!')).toBe(true);
-    expect(q('cursor=&sort=createdAt').direction).toBe(1);
+    expect(fails('cursor=&page=2')).toBe(true);
   });
 
   it('sorts with - for descending and a stable _id tiebreak', () => {
-    expect(q('sort=-age').sort).toEqual({ age: -1, _id: -1 });
-    expect(q('sort=name,-age').sort).toEqual({ name: 1, age: -1, _id: -1 });
+    expect(q('sort=-age').sort).toEqual([
+      { field: 'age', direction: -1 },
+      { field: '_id', direction: -1 },
+    ]);
+    expect(q('sort=name,-age').sort).toEqual([
+      { field: 'name', direction: 1 },
+      { field: 'age', direction: -1 },
+      { field: '_id', direction: -1 },
+    ]);
     expect(fails('sort=$natural')).toBe(true);
+    expect(fails('sort=a,a')).toBe(true);
   });
 });
 

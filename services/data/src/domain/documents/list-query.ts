@@ -1,6 +1,4 @@
-import { ObjectId } from 'mongodb';
 import { errors } from '@baas/common';
-import type { Filter, SortSpec } from '../../ports';
 import {
   FORBIDDEN_KEYS,
   INTERNAL_FIELDS,
@@ -8,7 +6,9 @@ import {
   type CollectionDef,
   type FieldType,
 } from '../collections/collection';
-import { decodeCursor, type CursorPosition } from './cursor';
+import { decodeCursor, type DecodedCursor } from './cursor';
+import { parseDocumentId } from './document-id';
+import type { Condition, SortKey, Value } from './query';
 
 export const PAGE_DEFAULT = 1;
 export const LIMIT_DEFAULT = 20;
@@ -22,8 +22,8 @@ const FIELD_RE = /^[A-Za-z_][A-Za-z0-9_]{0,63}(\.[A-Za-z0-9_]{1,64}){0,4}$/;
 const RESERVED_PARAMS = new Set(['page', 'limit', 'sort', 'include_deleted', 'cursor']);
 const SUFFIXES = ['_gt', '_lt', '_ne', '_in', '_regex'] as const;
 type Suffix = (typeof SUFFIXES)[number];
-const SYSTEM_TYPES: Record<string, FieldType | 'ObjectId'> = {
-  _id: 'ObjectId',
+const SYSTEM_TYPES: Record<string, FieldType | 'DocumentId'> = {
+  _id: 'DocumentId',
   createdAt: 'Date',
   updatedAt: 'Date',
   deletedAt: 'Date',
@@ -31,14 +31,12 @@ const SYSTEM_TYPES: Record<string, FieldType | 'ObjectId'> = {
 };
 
 export type Pagination =
-  { mode: 'page'; page: number } | { mode: 'cursor'; raw: string; after: CursorPosition | null };
+  { mode: 'page'; page: number } | { mode: 'cursor'; raw: string; after: DecodedCursor | null };
 
 export interface ListQuery {
-  conditions: Filter[];
-  sort: SortSpec;
-  /** The list is in (createdAt, _id) order, so a cursor can continue it. */
-  cursorCompatible: boolean;
-  direction: 1 | -1;
+  conditions: Condition[];
+  /** Ends with `_id`, so the order is total and a cursor can continue any sort. */
+  sort: SortKey[];
   pagination: Pagination;
   limit: number;
   includeDeleted: boolean;
@@ -68,7 +66,7 @@ function checkField(param: string, field: string): void {
   if (INTERNAL_FIELDS.has(segs[0] as string)) invalid(param, 'not a filterable field name');
 }
 
-function typeOf(def: CollectionDef, field: string): FieldType | 'ObjectId' | undefined {
+function typeOf(def: CollectionDef, field: string): FieldType | 'DocumentId' | undefined {
   const system = SYSTEM_TYPES[field];
   if (system) return system;
   const f = fieldAt(def.schema, field);
@@ -80,11 +78,13 @@ function typeOf(def: CollectionDef, field: string): FieldType | 'ObjectId' | und
 const NUMERIC = /^-?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/;
 
 /** The candidate values a query-string value stands for: typed by the schema, or loosely without one. */
-function coerce(param: string, type: FieldType | 'ObjectId' | undefined, raw: string): unknown[] {
+function coerce(param: string, type: FieldType | 'DocumentId' | undefined, raw: string): Value[] {
   switch (type) {
-    case 'ObjectId':
-      if (!/^[a-fA-F0-9]{24}$/.test(raw)) invalid(param, 'must be a 24-hex id');
-      return [new ObjectId(raw)];
+    case 'DocumentId': {
+      const id = parseDocumentId(raw);
+      if (!id) invalid(param, 'must be a 24-hex id');
+      return [id];
+    }
     case 'Number': {
       const n = NUMERIC.test(raw) ? Number(raw) : NaN;
       if (!Number.isFinite(n)) invalid(param, 'must be a number');
@@ -104,7 +104,7 @@ function coerce(param: string, type: FieldType | 'ObjectId' | undefined, raw: st
       return [raw];
     case undefined: {
       // Without a schema the stored JSON type is unknown: match the string and its natural reading.
-      const out: unknown[] = [raw];
+      const out: Value[] = [raw];
       if (NUMERIC.test(raw) && Number.isFinite(Number(raw))) out.push(Number(raw));
       if (raw === 'true' || raw === 'false') out.push(raw === 'true');
       return out;
@@ -118,28 +118,28 @@ function condition(
   field: string,
   suffix: Suffix | undefined,
   raw: string,
-): Filter {
+): Condition {
   const type = typeOf(def, field);
   switch (suffix) {
     case undefined: {
       const c = coerce(param, type, raw);
-      return { [field]: c.length === 1 ? c[0] : { $in: c } };
+      return c.length === 1 ? { op: 'eq', field, value: c[0] as Value } : { op: 'in', field, values: c };
     }
     case '_ne': {
       const c = coerce(param, type, raw);
-      return { [field]: c.length === 1 ? { $ne: c[0] } : { $nin: c } };
+      return c.length === 1 ? { op: 'ne', field, value: c[0] as Value } : { op: 'nin', field, values: c };
     }
     case '_gt':
     case '_lt': {
       const c = coerce(param, type, raw);
       // Loosely typed: compare as a number when it reads as one.
-      const v = c.length > 1 && typeof c[1] === 'number' ? c[1] : c[0];
-      return { [field]: { [suffix === '_gt' ? '$gt' : '$lt']: v } };
+      const v = (c.length > 1 && typeof c[1] === 'number' ? c[1] : c[0]) as Exclude<Value, null>;
+      return { op: suffix === '_gt' ? 'gt' : 'lt', field, value: v };
     }
     case '_in': {
       const parts = raw.split(',');
       if (parts.length > IN_MAX_VALUES) invalid(param, `at most ${IN_MAX_VALUES} values`);
-      return { [field]: { $in: parts.flatMap((p) => coerce(param, type, p)) } };
+      return { op: 'in', field, values: parts.flatMap((p) => coerce(param, type, p)) };
     }
     case '_regex': {
       if (raw.length > REGEX_MAX_LENGTH) invalid(param, `regex longer than ${REGEX_MAX_LENGTH} characters`);
@@ -148,34 +148,31 @@ function condition(
       } catch {
         invalid(param, 'invalid regular expression');
       }
-      return { [field]: { $regex: raw } };
+      return { op: 'regex', field, pattern: raw };
     }
   }
 }
 
-function parseSort(
-  raw: string | undefined,
-  cursorMode: boolean,
-): { sort: SortSpec; cursorCompatible: boolean; direction: 1 | -1 } {
+/** `sort=a,-b`: fields in order, `-` for descending; `_id` closes the order with the last direction. */
+function parseSort(raw: string | undefined): SortKey[] {
   if (raw === undefined || raw === '')
-    return { sort: { createdAt: -1, _id: -1 }, cursorCompatible: true, direction: -1 };
+    return [
+      { field: 'createdAt', direction: -1 },
+      { field: '_id', direction: -1 },
+    ];
   const parts = raw.split(',');
   if (parts.length > MAX_SORT_FIELDS) invalid('sort', `at most ${MAX_SORT_FIELDS} fields`);
-  const sort: SortSpec = {};
-  let last: 1 | -1 = 1;
+  const sort: SortKey[] = [];
   for (const p of parts) {
     const desc = p.startsWith('-');
     const field = desc ? p.slice(1) : p;
     checkField('sort', field);
-    last = desc ? -1 : 1;
-    sort[field] = last;
+    if (sort.some((k) => k.field === field)) invalid('sort', `'${field}' given more than once`);
+    sort.push({ field, direction: desc ? -1 : 1 });
   }
-  const fields = Object.keys(sort);
-  const cursorCompatible = fields.length === 1 && fields[0] === 'createdAt';
-  if (cursorMode && !cursorCompatible)
-    invalid('sort', 'cursor pagination supports only sort=createdAt or sort=-createdAt');
-  if (!('_id' in sort)) sort._id = last;
-  return { sort, cursorCompatible, direction: last };
+  const last = sort[sort.length - 1] as SortKey;
+  if (last.field !== '_id') sort.push({ field: '_id', direction: last.direction });
+  return sort;
 }
 
 /**
@@ -184,7 +181,7 @@ function parseSort(
  */
 export function parseListQuery(pairs: Array<[string, string]>, def: CollectionDef): ListQuery {
   const single = new Map<string, string>();
-  const conditions: Filter[] = [];
+  const conditions: Condition[] = [];
   for (const [key, value] of pairs) {
     if (single.has(key)) invalid(key, 'given more than once');
     single.set(key, value);
@@ -198,7 +195,7 @@ export function parseListQuery(pairs: Array<[string, string]>, def: CollectionDe
   if (cursorMode && single.has('page')) invalid('page', 'page and cursor cannot be combined');
   const rawLimit = single.get('limit');
   const limit = rawLimit === undefined ? LIMIT_DEFAULT : Math.min(positiveInt('limit', rawLimit), LIMIT_MAX);
-  const { sort, cursorCompatible, direction } = parseSort(single.get('sort'), cursorMode);
+  const sort = parseSort(single.get('sort'));
   let pagination: Pagination;
   if (cursorMode) {
     const raw = single.get('cursor') ?? '';
@@ -210,8 +207,6 @@ export function parseListQuery(pairs: Array<[string, string]>, def: CollectionDe
   return {
     conditions,
     sort,
-    cursorCompatible,
-    direction,
     pagination,
     limit,
     includeDeleted: parseBool('include_deleted', single.get('include_deleted')),

@@ -1,9 +1,11 @@
-import type { DataDeps } from '../../ports';
+import type { DataDeps, StoredDoc } from '../../ports';
 import { requireCollection } from '../collections/manage-collections';
 import { readScope, type Caller } from './access';
-import { afterCursor, encodeCursor } from './cursor';
+import { cursorBinding, encodeCursor, positionFor } from './cursor';
 import { and, documentId, documentNotFound, visibility } from './filters';
 import { parseBool, parseListQuery } from './list-query';
+import { eq, type Keyset, type SortKey } from './query';
+import { getPath } from './schema-validation';
 import { documentView } from './views';
 
 export interface ListResult {
@@ -13,6 +15,14 @@ export interface ListResult {
   cursor?: string;
   nextCursor: string | null;
   limit: number;
+}
+
+/** The keyset position of a listed document in the list's order. */
+function positionOf(doc: StoredDoc, sort: SortKey[]): Keyset {
+  return {
+    values: sort.slice(0, -1).map((k) => getPath(doc, k.field) ?? null),
+    id: doc._id,
+  };
 }
 
 export async function listDocuments(
@@ -25,45 +35,38 @@ export async function listDocuments(
   const scope = await readScope(deps, caller, def);
   const q = parseListQuery(query, def);
   const coll = deps.documents.forProject(caller.projectId).collection(name);
-  const matching = and(visibility(q.includeDeleted), scope, ...q.conditions);
-  const maxTime = deps.limits.queryMaxTimeMs;
+  const where = and(visibility(q.includeDeleted), scope, ...q.conditions);
+  const binding = cursorBinding(name, q.sort, where);
+  const cursorAfter = (doc: StoredDoc | undefined) =>
+    doc ? encodeCursor(positionOf(doc, q.sort), binding) : null;
 
   if (q.pagination.mode === 'cursor') {
     const { after, raw } = q.pagination;
-    const filter = after ? and(matching, afterCursor(after, q.direction)) : matching;
+    const position = after ? positionFor(after, binding, q.sort) : undefined;
     const [total, page] = await Promise.all([
-      coll.count(matching, maxTime),
-      coll.find(filter, { sort: q.sort, limit: q.limit + 1, maxTimeMS: maxTime }),
+      coll.count(where),
+      coll.find({ where, sort: q.sort, limit: q.limit + 1, ...(position ? { after: position } : {}) }),
     ]);
     const items = page.slice(0, q.limit);
-    const last = items[items.length - 1];
-    const more = page.length > q.limit && last !== undefined;
     return {
       items: items.map(documentView),
       total,
       cursor: raw,
-      nextCursor: more ? encodeCursor({ createdAt: last.createdAt as Date, id: last._id }) : null,
+      nextCursor: page.length > q.limit ? cursorAfter(items[items.length - 1]) : null,
       limit: q.limit,
     };
   }
 
   const skip = (q.pagination.page - 1) * q.limit;
-  const total = await coll.count(matching, maxTime);
-  const items =
-    skip >= total
-      ? []
-      : await coll.find(matching, { sort: q.sort, skip, limit: q.limit, maxTimeMS: maxTime });
-  const last = items[items.length - 1];
+  const total = await coll.count(where);
+  const items = skip >= total ? [] : await coll.find({ where, sort: q.sort, skip, limit: q.limit });
   const more = skip + items.length < total;
   return {
     items: items.map(documentView),
     total,
     page: q.pagination.page,
-    // The default order is the cursor order, so a page can hand over to cursor pagination.
-    nextCursor:
-      more && q.cursorCompatible && last?.createdAt instanceof Date
-        ? encodeCursor({ createdAt: last.createdAt, id: last._id })
-        : null,
+    // Any page can hand over to cursor pagination in the same order.
+    nextCursor: more ? cursorAfter(items[items.length - 1]) : null,
     limit: q.limit,
   };
 }
@@ -82,7 +85,7 @@ export async function getDocument(
   const doc = await deps.documents
     .forProject(caller.projectId)
     .collection(name)
-    .findOne(and({ _id: id }, visibility(includeDeleted), scope));
+    .findOne(and(eq('_id', id), visibility(includeDeleted), scope));
   if (!doc) throw documentNotFound();
   return documentView(doc);
 }

@@ -2,7 +2,8 @@ import { createEvent, errors } from '@baas/common';
 import type { DataDeps } from '../../ports';
 import { requireCollection } from '../collections/manage-collections';
 import { writeAccess, type Caller } from './access';
-import { documentId, documentNotFound } from './filters';
+import { and, documentId, documentNotFound } from './filters';
+import { eq } from './query';
 import { loadWritable } from './update-document';
 import { documentView } from './views';
 
@@ -20,13 +21,12 @@ export async function trashDocument(
   const event = createEvent(
     'document.trashed',
     caller.projectId,
-    { collection: name, documentId: doc._id.toHexString() },
+    { collection: name, documentId: doc._id },
     { requestId: caller.requestId },
   );
   const updated = await coll.update(guard, { isDeleted: true, deletedAt: now, updatedAt: now }, [event]);
   if (!updated) throw documentNotFound();
-  deps.outbox.afterWrite(caller.projectId, name, doc._id);
-  return { id: doc._id.toHexString() };
+  return { id: doc._id };
 }
 
 /**
@@ -47,19 +47,18 @@ export async function restoreDocument(
   const event = createEvent(
     'document.restored',
     caller.projectId,
-    { collection: name, documentId: id.toHexString() },
+    { collection: name, documentId: id },
     { requestId: caller.requestId },
   );
   const restored = await coll.update(
-    { _id: id, isDeleted: true, _purgeAfterRelay: { $ne: true } },
+    and(eq('_id', id), eq('isDeleted', true)),
     { isDeleted: false, deletedAt: null, updatedAt: now },
     [event],
   );
   if (restored) {
-    deps.outbox.afterWrite(caller.projectId, name, id);
     return { doc: documentView(restored), restored: true };
   }
-  const active = await coll.findOne({ _id: id, isDeleted: false });
+  const active = await coll.findOne(and(eq('_id', id), eq('isDeleted', false)));
   if (!active) throw documentNotFound();
   return { doc: documentView(active), restored: false };
 }

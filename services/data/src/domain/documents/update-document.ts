@@ -1,9 +1,10 @@
 import { createEvent, errors } from '@baas/common';
-import type { DataDeps, Filter } from '../../ports';
+import type { DataDeps } from '../../ports';
 import type { CollectionDef } from '../collections/collection';
 import { requireCollection } from '../collections/manage-collections';
 import { readScope, writeAccess, type Caller, type WriteAccess } from './access';
 import { and, documentId, documentNotFound, visibility } from './filters';
+import { eq, type Condition } from './query';
 import { sanitizeUpdate } from './sanitize';
 import { applySet, getPath, validateDocument } from './schema-validation';
 import { documentView } from './views';
@@ -22,13 +23,17 @@ export async function loadWritable(
   const id = documentId(rawId);
   const scope = await readScope(deps, caller, def);
   const coll = deps.documents.forProject(caller.projectId).collection(def.name);
-  const doc = await coll.findOne(and({ _id: id }, visibility(false), scope));
+  const doc = await coll.findOne(and(eq('_id', id), visibility(false), scope));
   if (!doc) throw documentNotFound();
   if (access.kind === 'owner' && doc[access.ownerField] !== access.userId)
     throw errors.forbidden('NOT_DOCUMENT_OWNER', 'Only the owner of this document can change it');
   // The write re-checks what was decided here, so a concurrent change cannot slip past it.
-  const guard: Filter = { _id: id, isDeleted: false };
-  if (def.rls.enabled) guard[def.rls.ownerField] = doc[def.rls.ownerField] ?? null;
+  const checks: Condition[] = [eq('_id', id), eq('isDeleted', false)];
+  if (def.rls.enabled) {
+    const owner = doc[def.rls.ownerField];
+    checks.push(eq(def.rls.ownerField, typeof owner === 'string' ? owner : null));
+  }
+  const guard = and(...checks);
   return { doc, coll, guard };
 }
 
@@ -65,11 +70,10 @@ export async function updateDocument(
   const event = createEvent(
     'document.updated',
     caller.projectId,
-    { collection: name, documentId: doc._id.toHexString() },
+    { collection: name, documentId: doc._id },
     { requestId: caller.requestId },
   );
   const updated = await coll.update(guard, coerced, [event]);
   if (!updated) throw documentNotFound();
-  deps.outbox.afterWrite(caller.projectId, name, doc._id);
   return documentView(updated);
 }

@@ -1,9 +1,14 @@
-import { ObjectId } from 'mongodb';
 import { INTERNAL_FIELDS } from '../collections/collection';
 
 function toJson(v: unknown): unknown {
   if (v instanceof Date) return v.toISOString();
-  if (v instanceof ObjectId) return v.toHexString();
+  // An ObjectId (or anything of its kind) a MongoDB pipeline produced.
+  if (
+    typeof v === 'object' &&
+    v !== null &&
+    typeof (v as { toHexString?: unknown }).toHexString === 'function'
+  )
+    return (v as { toHexString(): string }).toHexString();
   if (Array.isArray(v)) return v.map(toJson);
   if (typeof v === 'object' && v !== null) {
     const out: Record<string, unknown> = {};

@@ -1,0 +1,399 @@
+import { AppError, errors, type EventEnvelope, type ProjectId, trustedProjectId } from '@baas/common';
+import {
+  appendOutbox,
+  isUniqueViolation,
+  withTransaction,
+  type Pool,
+  type PoolClient,
+} from '@baas/common/postgres';
+import type {
+  AggregationBounds,
+  DocumentCollection,
+  DocumentStore,
+  InsertOutcome,
+  ProjectDocuments,
+  PurgeResult,
+  StoredDoc,
+} from '../../ports';
+import { uniquePaths, type CollectionDef } from '../../domain/collections/collection';
+import type { DocumentId } from '../../domain/documents/document-id';
+import type { Condition, DocumentQuery } from '../../domain/documents/query';
+import { applySet, getPath } from '../../domain/documents/schema-validation';
+import type { Stage } from '../../domain/aggregation/validate-pipeline';
+import { runPipeline } from '../pipeline-engine';
+import type { PgCollectionCatalogue } from './catalogue';
+import { reviveDates } from './dates';
+import { Params, conditionSql, keysetSql, orderBySql } from './sql';
+
+interface Row {
+  id: string;
+  body: Record<string, unknown>;
+  is_deleted: boolean;
+  deleted_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+const COLUMNS = 'id, body, is_deleted, deleted_at, created_at, updated_at';
+
+/** Errors a client's query can cause (an invalid regex, say) are 400s, never 500s. */
+function queryError(e: unknown): unknown {
+  const code = (e as { code?: string } | null)?.code;
+  if (typeof code === 'string' && /^(2201B|22025|42601|2203.)$/.test(code))
+    return errors.badRequest('QUERY_FAILED', 'The database rejected the query (invalid pattern or value)');
+  return e;
+}
+
+function tooManyDocuments(max: number): AppError {
+  return errors.payloadTooLarge(
+    `The aggregation would read more than ${max} documents; narrow it with $match`,
+  );
+}
+
+export interface PgDocumentsContext {
+  pool: Pool;
+  catalogue: PgCollectionCatalogue;
+  /** Publish committed outbox rows now. */
+  afterCommit: () => void;
+}
+
+class PgDocumentCollection implements DocumentCollection {
+  constructor(
+    private readonly projectId: ProjectId,
+    private readonly name: string,
+    private readonly ctx: PgDocumentsContext,
+  ) {}
+
+  private async def(): Promise<CollectionDef | null> {
+    return this.ctx.catalogue.get(this.projectId, this.name);
+  }
+
+  private toDoc(r: Row, def: CollectionDef | null): StoredDoc {
+    return {
+      ...reviveDates(def?.schema ?? null, r.body),
+      _id: r.id as DocumentId,
+      isDeleted: r.is_deleted,
+      deletedAt: r.deleted_at,
+      createdAt: r.created_at,
+      updatedAt: r.updated_at,
+    };
+  }
+
+  /** `WHERE` of this collection: the project and the collection always come first. */
+  private scoped(where: Condition, params: Params): string {
+    return `project_id = $1 AND collection = $2 AND ${conditionSql(where, params)}`;
+  }
+
+  private params(): Params {
+    return new Params([this.projectId, this.name]);
+  }
+
+  async insert(doc: StoredDoc, events: EventEnvelope[], quotaLimit: number): Promise<InsertOutcome> {
+    if (quotaLimit <= 0) return 'quota_exceeded';
+    const def = await this.def();
+    const { _id, isDeleted, deletedAt, createdAt, updatedAt, ...body } = doc;
+    const outcome = await withTransaction(this.ctx.pool, async (tx) => {
+      // The quota row is the project's write lock for the count: exact across replicas.
+      const counted = await tx.query(
+        `INSERT INTO project_document_counts AS c (project_id, documents) VALUES ($1, 1)
+         ON CONFLICT (project_id) DO UPDATE SET documents = c.documents + 1 WHERE c.documents < $2
+         RETURNING documents`,
+        [this.projectId, quotaLimit],
+      );
+      if (counted.rowCount !== 1) return 'quota_exceeded' as const;
+      await tx.query(
+        `INSERT INTO documents (project_id, collection, id, body, is_deleted, deleted_at, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+        [this.projectId, this.name, _id, JSON.stringify(body), isDeleted, deletedAt, createdAt, updatedAt],
+      );
+      await this.claimUnique(tx, def, _id, doc);
+      await appendOutbox(tx, events);
+      return 'inserted' as const;
+    });
+    if (outcome === 'inserted') this.ctx.afterCommit();
+    return outcome;
+  }
+
+  /** Unique schema fields: one row per value, in the writing transaction; a clash is a 400. */
+  private async claimUnique(
+    tx: PoolClient,
+    def: CollectionDef | null,
+    id: string,
+    doc: Record<string, unknown>,
+  ): Promise<void> {
+    for (const path of uniquePaths(def?.schema ?? null)) {
+      const value = getPath(doc, path);
+      if (value === undefined) continue;
+      try {
+        await tx.query('SAVEPOINT unique_value');
+        await tx.query(
+          `INSERT INTO document_unique_values (project_id, collection, path, value_hash, document_id)
+           VALUES ($1, $2, $3, sha256(convert_to($4::jsonb::text, 'UTF8')), $5)`,
+          [this.projectId, this.name, path, JSON.stringify(value), id],
+        );
+        await tx.query('RELEASE SAVEPOINT unique_value');
+      } catch (e) {
+        if (!isUniqueViolation(e)) throw e;
+        throw errors.duplicateValue('A document with this value already exists', [
+          { path, message: 'must be unique' },
+        ]);
+      }
+    }
+  }
+
+  async findOne(where: Condition): Promise<StoredDoc | null> {
+    const params = this.params();
+    const sql = `SELECT ${COLUMNS} FROM documents WHERE ${this.scoped(where, params)} LIMIT 1`;
+    try {
+      const [def, { rows }] = await Promise.all([this.def(), this.ctx.pool.query<Row>(sql, params.values)]);
+      return rows[0] ? this.toDoc(rows[0], def) : null;
+    } catch (e) {
+      throw queryError(e);
+    }
+  }
+
+  async find(q: DocumentQuery): Promise<StoredDoc[]> {
+    const params = this.params();
+    let where = this.scoped(q.where, params);
+    if (q.after) where += ` AND ${keysetSql(q.sort, q.after, params)}`;
+    let sql = `SELECT ${COLUMNS} FROM documents WHERE ${where} ORDER BY ${orderBySql(q.sort, params)}`;
+    if (q.limit !== undefined) sql += ` LIMIT ${params.add(q.limit)}`;
+    if (q.skip) sql += ` OFFSET ${params.add(q.skip)}`;
+    try {
+      const [def, { rows }] = await Promise.all([this.def(), this.ctx.pool.query<Row>(sql, params.values)]);
+      return rows.map((r) => this.toDoc(r, def));
+    } catch (e) {
+      throw queryError(e);
+    }
+  }
+
+  async count(where: Condition): Promise<number> {
+    const params = this.params();
+    try {
+      const { rows } = await this.ctx.pool.query<{ n: string }>(
+        `SELECT count(*) AS n FROM documents WHERE ${this.scoped(where, params)}`,
+        params.values,
+      );
+      return Number(rows[0]?.n ?? 0);
+    } catch (e) {
+      throw queryError(e);
+    }
+  }
+
+  async update(
+    where: Condition,
+    set: Record<string, unknown>,
+    events: EventEnvelope[],
+  ): Promise<StoredDoc | null> {
+    const def = await this.def();
+    const unique = uniquePaths(def?.schema ?? null);
+    const touchesUnique = Object.keys(set).some((p) =>
+      unique.some((u) => u === p || u.startsWith(`${p}.`) || p.startsWith(`${u}.`)),
+    );
+    const updated = await withTransaction(this.ctx.pool, async (tx) => {
+      // Read-modify-write under the row lock: dot paths into missing parents behave as $set does.
+      const params = this.params();
+      const { rows } = await tx
+        .query<Row>(
+          `SELECT ${COLUMNS} FROM documents WHERE ${this.scoped(where, params)} LIMIT 1 FOR UPDATE`,
+          params.values,
+        )
+        .catch((e: unknown) => {
+          throw queryError(e);
+        });
+      const row = rows[0];
+      if (!row) return null;
+      const current = this.toDoc(row, def);
+      const next: StoredDoc = applySet(current, set);
+      const { _id, isDeleted, deletedAt, createdAt, updatedAt, ...body } = next;
+      await tx.query(
+        `UPDATE documents SET body = $4, is_deleted = $5, deleted_at = $6, updated_at = $7
+         WHERE project_id = $1 AND collection = $2 AND id = $3`,
+        [this.projectId, this.name, row.id, JSON.stringify(body), isDeleted, deletedAt, updatedAt],
+      );
+      void _id;
+      void createdAt;
+      if (touchesUnique) {
+        await tx.query(
+          'DELETE FROM document_unique_values WHERE project_id = $1 AND collection = $2 AND document_id = $3',
+          [this.projectId, this.name, row.id],
+        );
+        await this.claimUnique(tx, def, row.id, next);
+      }
+      await appendOutbox(tx, events);
+      return next;
+    });
+    if (updated) this.ctx.afterCommit();
+    return updated;
+  }
+
+  /** The documents of one collection an aggregation may read, at most the bound (or a 413). */
+  private async readScope(name: string, where: Condition, bounds: AggregationBounds) {
+    const params = new Params([this.projectId, name]);
+    const { rows } = await this.ctx.pool.query<Row>(
+      `SELECT ${COLUMNS} FROM documents WHERE project_id = $1 AND collection = $2 AND ${conditionSql(where, params)}
+       ORDER BY created_at, id LIMIT ${params.add(bounds.maxInputDocuments + 1)}`,
+      params.values,
+    );
+    if (rows.length > bounds.maxInputDocuments) throw tooManyDocuments(bounds.maxInputDocuments);
+    const def = await this.ctx.catalogue.get(this.projectId, name);
+    return rows.map((r) => this.toDoc(r, def) as Record<string, unknown>);
+  }
+
+  async aggregate(
+    pipeline: Stage[],
+    scope: (collection: string) => Condition,
+    bounds: AggregationBounds,
+  ): Promise<Record<string, unknown>[]> {
+    try {
+      const others = new Map<string, Record<string, unknown>[]>();
+      for (const name of joinedCollections(pipeline))
+        if (!others.has(name)) others.set(name, await this.readScope(name, scope(name), bounds));
+      const input = await this.readScope(this.name, scope(this.name), bounds);
+      return runPipeline(input, pipeline, others, bounds);
+    } catch (e) {
+      throw queryError(e);
+    }
+  }
+}
+
+/** The collections a validated pipeline joins ($lookup, $graphLookup, $unionWith at any depth). */
+export function joinedCollections(pipeline: unknown): Set<string> {
+  const out = new Set<string>();
+  const walk = (v: unknown): void => {
+    if (Array.isArray(v)) return v.forEach(walk);
+    if (typeof v !== 'object' || v === null) return;
+    for (const [k, x] of Object.entries(v)) {
+      if ((k === '$lookup' || k === '$graphLookup') && typeof (x as { from?: unknown }).from === 'string')
+        out.add((x as { from: string }).from);
+      if (k === '$unionWith') out.add(typeof x === 'string' ? x : String((x as { coll?: unknown }).coll));
+      walk(x);
+    }
+  };
+  walk(pipeline);
+  return out;
+}
+
+class PgProjectDocuments implements ProjectDocuments {
+  constructor(
+    private readonly projectId: ProjectId,
+    private readonly ctx: PgDocumentsContext,
+  ) {}
+
+  collection(name: string): DocumentCollection {
+    return new PgDocumentCollection(this.projectId, name, this.ctx);
+  }
+
+  /** Unique constraints: the value rows of every unique path are rebuilt; a clash refuses the definition. */
+  async prepare(def: CollectionDef): Promise<void> {
+    const paths = uniquePaths(def.schema);
+    await withTransaction(this.ctx.pool, async (tx) => {
+      await tx.query('DELETE FROM document_unique_values WHERE project_id = $1 AND collection = $2', [
+        this.projectId,
+        def.name,
+      ]);
+      for (const path of paths) {
+        try {
+          await tx.query(
+            `INSERT INTO document_unique_values (project_id, collection, path, value_hash, document_id)
+             SELECT project_id, collection, $3, sha256(convert_to((body #> $4::text[])::text, 'UTF8')), id
+             FROM documents WHERE project_id = $1 AND collection = $2 AND body #> $4::text[] IS NOT NULL`,
+            [this.projectId, def.name, path, path.split('.')],
+          );
+        } catch (e) {
+          if (!isUniqueViolation(e)) throw e;
+          throw errors.duplicateValue(`Existing documents have duplicate values of '${path}'`, [
+            { path, message: 'must be unique' },
+          ]);
+        }
+      }
+    });
+  }
+
+  async dropCollection(name: string): Promise<void> {
+    await withTransaction(this.ctx.pool, async (tx) => {
+      const r = await tx.query('DELETE FROM documents WHERE project_id = $1 AND collection = $2', [
+        this.projectId,
+        name,
+      ]);
+      await tx.query('DELETE FROM document_unique_values WHERE project_id = $1 AND collection = $2', [
+        this.projectId,
+        name,
+      ]);
+      if ((r.rowCount ?? 0) > 0)
+        await tx.query(
+          'UPDATE project_document_counts SET documents = GREATEST(documents - $2, 0) WHERE project_id = $1',
+          [this.projectId, r.rowCount],
+        );
+    });
+  }
+
+  async dropAll(): Promise<void> {
+    await withTransaction(this.ctx.pool, async (tx) => {
+      await tx.query('DELETE FROM documents WHERE project_id = $1', [this.projectId]);
+      await tx.query('DELETE FROM document_unique_values WHERE project_id = $1', [this.projectId]);
+      await tx.query('DELETE FROM project_document_counts WHERE project_id = $1', [this.projectId]);
+    });
+  }
+}
+
+/**
+ * Every project's documents in one partitioned table; isolation is the `project_id = $1` that
+ * every statement of this adapter starts with (see PgDocumentCollection.scoped).
+ */
+export class PgDocumentStore implements DocumentStore {
+  constructor(private readonly ctx: PgDocumentsContext) {}
+
+  forProject(projectId: ProjectId): PgProjectDocuments {
+    return new PgProjectDocuments(projectId, this.ctx);
+  }
+
+  async documentCount(projectId: ProjectId): Promise<number> {
+    const { rows } = await this.ctx.pool.query<{ documents: string }>(
+      'SELECT documents FROM project_document_counts WHERE project_id = $1',
+      [projectId],
+    );
+    return Number(rows[0]?.documents ?? 0);
+  }
+
+  /** One indexed query over the trash of every project, whatever the number of collections. */
+  async purgeTrash(
+    olderThan: Date,
+    limit: number,
+    eventsFor: (projectId: ProjectId, collection: string, id: DocumentId) => EventEnvelope[],
+  ): Promise<PurgeResult> {
+    const result = await withTransaction(this.ctx.pool, async (tx) => {
+      // SKIP LOCKED: two janitor commands at once (two replicas) take different documents.
+      const { rows } = await tx.query<{ project_id: string; collection: string; id: string }>(
+        `SELECT project_id, collection, id FROM documents
+         WHERE is_deleted AND deleted_at < $1 ORDER BY deleted_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
+        [olderThan, limit + 1],
+      );
+      const batch = rows.slice(0, limit);
+      if (batch.length === 0) return { processed: 0, more: false };
+      const keys = [batch.map((r) => r.project_id), batch.map((r) => r.collection), batch.map((r) => r.id)];
+      await tx.query(
+        `DELETE FROM documents d USING unnest($1::text[], $2::text[], $3::text[]) AS v(p, c, i)
+         WHERE d.project_id = v.p AND d.collection = v.c AND d.id = v.i`,
+        keys,
+      );
+      await tx.query(
+        `DELETE FROM document_unique_values u USING unnest($1::text[], $2::text[], $3::text[]) AS v(p, c, i)
+         WHERE u.project_id = v.p AND u.collection = v.c AND u.document_id = v.i`,
+        keys,
+      );
+      await tx.query(
+        `UPDATE project_document_counts c SET documents = GREATEST(c.documents - v.n, 0)
+         FROM (SELECT p, count(*) AS n FROM unnest($1::text[]) AS p GROUP BY p) v WHERE c.project_id = v.p`,
+        [keys[0]],
+      );
+      await appendOutbox(
+        tx,
+        batch.flatMap((r) => eventsFor(trustedProjectId(r.project_id), r.collection, r.id as DocumentId)),
+      );
+      return { processed: batch.length, more: rows.length > limit };
+    });
+    if (result.processed > 0) this.ctx.afterCommit();
+    return result;
+  }
+}
