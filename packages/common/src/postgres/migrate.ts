@@ -1,33 +1,53 @@
 import path from 'node:path';
+import { Client } from 'pg';
 import { runner } from 'node-pg-migrate';
 import type { Logger } from '../logger';
 
 /** The kernel's own tables (outbox, processed events), in every service database. */
 export const KERNEL_MIGRATIONS_DIR = path.resolve(__dirname, '../../migrations');
 
+/** Advisory-lock key of the migrators (advisory locks are per database; any constant works). */
+const MIGRATION_LOCK = 4_242_011;
+
 /**
  * Applies pending migrations: first the kernel's, then the service's own (plain SQL files in
  * `<service>/migrations`, each with `-- Up Migration` / `-- Down Migration`). Each set has its
- * own bookkeeping table. node-pg-migrate takes an advisory lock, so replicas starting together
- * apply each migration once; it runs at boot and as the one-shot migration Job.
+ * own bookkeeping table. It runs at boot and as the one-shot migration Job, so replicas starting
+ * together race here: node-pg-migrate's own lock is a try-lock (the loser fails its boot with
+ * "Another migration is already running"), so the runs wait for a blocking advisory lock of
+ * their own instead, and a replica that waited finds everything applied.
  */
 export async function migratePostgres(url: string, serviceDir: string, logger: Logger): Promise<void> {
   const log = (msg: string) => logger.debug({ migration: true }, msg);
-  for (const [dir, table] of [
-    [KERNEL_MIGRATIONS_DIR, 'kernel_migrations'],
-    [serviceDir, 'service_migrations'],
-  ] as const) {
-    const applied = await runner({
-      databaseUrl: url,
-      dir,
-      migrationsTable: table,
-      direction: 'up',
-      count: Infinity,
-      checkOrder: true,
-      logger: { debug: log, info: log, warn: log, error: (m: string) => logger.error(m) },
-      verbose: false,
-    });
-    if (applied.length > 0)
-      logger.info({ migrations: applied.map((m) => m.name), table }, 'migrations applied');
+  const client = new Client({
+    connectionString: url,
+    application_name: 'migrate',
+    connectionTimeoutMillis: 10_000,
+  });
+  client.on('error', (err) => logger.warn({ err }, 'migration connection failed'));
+  await client.connect();
+  try {
+    await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    for (const [dir, table] of [
+      [KERNEL_MIGRATIONS_DIR, 'kernel_migrations'],
+      [serviceDir, 'service_migrations'],
+    ] as const) {
+      const applied = await runner({
+        dbClient: client,
+        noLock: true,
+        dir,
+        migrationsTable: table,
+        direction: 'up',
+        count: Infinity,
+        checkOrder: true,
+        logger: { debug: log, info: log, warn: log, error: (m: string) => logger.error(m) },
+        verbose: false,
+      });
+      if (applied.length > 0)
+        logger.info({ migrations: applied.map((m) => m.name), table }, 'migrations applied');
+    }
+  } finally {
+    // Ending the session releases the lock, also when a migration failed halfway.
+    await client.end().catch(() => undefined);
   }
 }

@@ -2,7 +2,7 @@ import type { Logger } from '../logger';
 import type { EventPublisher } from '../events/bus';
 import type { EventEnvelope } from '../events/envelope';
 import { RelayLoop } from '../events/relay-loop';
-import type { Pool, Queryable } from './pool';
+import { checkOut, type Pool, type Queryable } from './pool';
 
 /**
  * Records events in the `outbox` table inside the caller's transaction: the events exist if and
@@ -16,11 +16,14 @@ export async function appendOutbox(tx: Queryable, events: EventEnvelope[]): Prom
 }
 
 /**
- * Publishes outbox rows in commit order and deletes them, a batch per transaction. The rows are
- * locked with SKIP LOCKED, so several replicas drain one outbox without publishing a row at the
- * same time; a re-publish after a crash is dropped by JetStream's duplicate window (the event id
- * is the message id), and consumers are idempotent anyway. The cost of a pass with nothing
- * pending is one index probe.
+ * Publishes outbox rows in the order they were appended and deletes them, a batch per
+ * transaction. Events about one row come out in commit order, because a second writer waits for
+ * the first one's commit before it appends; events of unrelated transactions come out in append
+ * order. The rows are locked with SKIP LOCKED, so several replicas drain one outbox without
+ * publishing a row at the same time (side by side, so across replicas there is no order); a
+ * re-publish after a crash is dropped by JetStream's duplicate window (the event id is the
+ * message id), and consumers are idempotent anyway. A pass with nothing pending costs one
+ * index probe.
  */
 export class PgOutboxRelay extends RelayLoop {
   constructor(
@@ -36,11 +39,14 @@ export class PgOutboxRelay extends RelayLoop {
   private readonly batchSize: number;
 
   protected async pass(): Promise<void> {
+    // The common case, nothing pending, costs one statement and no transaction.
+    const pending = await this.pool.query('SELECT seq FROM outbox ORDER BY seq LIMIT 1');
+    if (pending.rowCount === 0) return;
     while (!this.stopped && (await this.batch()) === this.batchSize);
   }
 
   private async batch(): Promise<number> {
-    const client = await this.pool.connect();
+    const { client, release } = await checkOut(this.pool);
     let broken = false;
     try {
       await client.query('BEGIN');
@@ -59,7 +65,7 @@ export class PgOutboxRelay extends RelayLoop {
       });
       throw e;
     } finally {
-      client.release(broken ? true : undefined);
+      release(broken);
     }
   }
 }

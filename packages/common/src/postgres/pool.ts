@@ -58,6 +58,38 @@ export function redactUrl(url: string): string {
 
 export type Queryable = Pick<PoolClient, 'query'>;
 
+export interface CheckedOutClient {
+  client: PoolClient;
+  /** Why the connection broke while the client was out, if it did. */
+  lostWith: () => Error | undefined;
+  /** Returns the client to the pool, or destroys it when its connection is (or may be) broken. */
+  release: (broken?: boolean) => void;
+}
+
+/**
+ * Checks a client out for more than one statement. The pool listens for errors only on idle
+ * clients: a checked-out client whose connection dies between statements (a restart, a
+ * partition, an idle-in-transaction timeout) emits 'error' with nobody listening, which kills
+ * the process. Here a listener is attached while the client is out; the next statement fails
+ * instead, and the client is destroyed on release.
+ */
+export async function checkOut(pool: Pool): Promise<CheckedOutClient> {
+  const client = await pool.connect();
+  let lost: Error | undefined;
+  const onError = (err: Error): void => {
+    lost ??= err;
+  };
+  client.on('error', onError);
+  return {
+    client,
+    lostWith: () => lost,
+    release: (broken = false) => {
+      client.removeListener('error', onError);
+      client.release(broken || lost ? true : undefined);
+    },
+  };
+}
+
 /**
  * Runs `work` in one transaction on one connection. Serialization failures and deadlocks
  * (which PostgreSQL resolves by aborting one side) are retried a few times.
@@ -69,7 +101,7 @@ export async function withTransaction<T>(
 ): Promise<T> {
   const attempts = opts.attempts ?? 3;
   for (let attempt = 1; ; attempt++) {
-    const client = await pool.connect();
+    const { client, lostWith, release } = await checkOut(pool);
     let broken = false;
     try {
       await client.query(opts.isolation ? `BEGIN ISOLATION LEVEL ${opts.isolation}` : 'BEGIN');
@@ -82,11 +114,14 @@ export async function withTransaction<T>(
       } catch {
         broken = true;
       }
-      const code = (e as { code?: string }).code;
+      // A statement on a lost connection fails with "not queryable"; the cause says why, and
+      // is what the error handler recognises as a 503.
+      const cause = lostWith() ?? e;
+      const code = (cause as { code?: string }).code;
       if ((code === '40001' || code === '40P01') && attempt < attempts) continue;
-      throw e;
+      throw cause;
     } finally {
-      client.release(broken ? true : undefined);
+      release(broken);
     }
   }
 }
