@@ -21,3 +21,4 @@ export * from './janitor-responder';
 export * from './request-context';
 export * from './service-infra';
 export * from './store';
+export * from './field-names';

@@ -1,8 +1,7 @@
-import { errors } from '@baas/common';
+import { DOCUMENT_MAX_DEPTH, assertStorableKeys, errors, fieldNameProblem } from '@baas/common';
 import { FORBIDDEN_KEYS, INTERNAL_FIELDS, SYSTEM_FIELDS } from '../collections/collection';
 
-const MAX_DEPTH = 32;
-const MAX_PATH_SEGMENTS = 16;
+const MAX_PATH_SEGMENTS = DOCUMENT_MAX_DEPTH;
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -12,29 +11,16 @@ function badKey(path: string, message: string): never {
   throw errors.validation('Invalid field name', [{ path, message }]);
 }
 
+/** A stored field name: the platform's rules (no '$', controls, invisible characters...) and no '.'. */
 function checkKey(key: string, path: string): void {
-  if (key === '') badKey(path, 'empty field names are not allowed');
-  if (key.startsWith('$')) badKey(path, "field names may not start with '$'");
+  const problem = fieldNameProblem(key);
+  if (problem) badKey(path, problem);
   if (key.includes('.')) badKey(path, "nested field names may not contain '.'");
-  if (key.includes('\0')) badKey(path, 'field names may not contain NUL');
-  if (key === '__proto__') badKey(path, 'this field name is not allowed');
 }
 
-/** Values below the top level: operator-like or dotted keys anywhere are rejected (never stored). */
+/** Values below the top level: every key at any depth follows the same rules (never stored otherwise). */
 function checkValue(value: unknown, path: string, depth: number): void {
-  if (depth > MAX_DEPTH)
-    throw errors.validation('Document nested too deeply', [
-      { path, message: `more than ${MAX_DEPTH} levels` },
-    ]);
-  if (Array.isArray(value)) {
-    value.forEach((v, i) => checkValue(v, `${path}.${i}`, depth + 1));
-  } else if (isPlainObject(value)) {
-    for (const [k, v] of Object.entries(value)) {
-      const p = `${path}.${k}`;
-      checkKey(k, p);
-      checkValue(v, p, depth + 1);
-    }
-  }
+  assertStorableKeys(value, path, depth);
 }
 
 export function requireObjectBody(body: unknown): Record<string, unknown> {
@@ -72,8 +58,8 @@ export function sanitizeUpdate(body: unknown): Record<string, unknown> {
     if (segments.length > MAX_PATH_SEGMENTS) badKey(key, 'path too deep');
     for (const seg of segments) {
       if (seg === '') badKey(key, 'empty path segment');
-      if (seg.startsWith('$')) badKey(key, "path segments may not start with '$'");
-      if (seg.includes('\0')) badKey(key, 'field names may not contain NUL');
+      const problem = fieldNameProblem(seg);
+      if (problem) badKey(key, problem);
       if (FORBIDDEN_KEYS.has(seg)) badKey(key, 'this field name is not allowed');
     }
     const first = segments[0] as string;
