@@ -1,28 +1,13 @@
-import path from 'node:path';
 import { startTelemetry } from '@baas/common';
 const telemetry = startTelemetry('mail');
 
-import {
-  createLogger,
-  redactConfig,
-  runService,
-  connectServiceInfra,
-  mongoStore,
-  runMain,
-} from '@baas/common';
-import { MongoProcessedEvents, OutboxRelay } from '@baas/common/mongo';
+import { createLogger, redactConfig, runService, connectServiceInfra, runMain } from '@baas/common';
 import { loadMailConfig } from './config';
 import { createApp } from './app';
 import { startConsumers } from './consumers';
-import { MongoTemplateRepository } from './adapters/mongo-template-repository';
-import { MongoMessageRepository, objectIdGenerator } from './adapters/mongo-message-repository';
-import { MongoUsageCounter } from './adapters/mongo-usage-counter';
 import { SmtpMailer } from './adapters/smtp-mailer';
-import type { MailDeps } from './domain/deps';
 import { sweepUsage } from './domain/usage/sweep-usage';
-
-/** This service's SQL migrations (PostgreSQL), next to dist/ in the package. */
-const MIGRATIONS_DIR = path.resolve(__dirname, '../migrations');
+import { MIGRATIONS_DIR, wireMail } from './wiring';
 
 async function main(): Promise<void> {
   const config = loadMailConfig();
@@ -31,14 +16,6 @@ async function main(): Promise<void> {
 
   const infra = await connectServiceInfra('mail', config, logger, MIGRATIONS_DIR);
   const { bus } = infra;
-  const { db } = mongoStore(infra.store);
-
-  const templates = new MongoTemplateRepository(db);
-  const usage = new MongoUsageCounter(db);
-  const relay = new OutboxRelay({ collections: () => [db.collection('messages')], publisher: bus, logger });
-  const messages = new MongoMessageRepository(db, (id) => void relay.relayOne(db.collection('messages'), id));
-  await Promise.all([templates.ensureIndexes(), usage.ensureIndexes(), messages.ensureIndexes()]);
-  relay.start();
 
   const mailer = new SmtpMailer({
     host: config.SMTP_HOST,
@@ -50,13 +27,11 @@ async function main(): Promise<void> {
     ...(config.SMTP_PASSWORD !== undefined ? { password: config.SMTP_PASSWORD } : {}),
   });
 
-  const deps: MailDeps = {
-    templates,
-    messages,
-    usage,
-    mailer,
-    ids: objectIdGenerator,
+  const wired = await wireMail({
+    store: infra.store,
+    publisher: bus,
     logger,
+    mailer,
     limits: {
       defaultMonthly: config.DEFAULT_MAIL_MONTHLY_LIMIT,
       systemDaily: config.SYSTEM_MAIL_DAILY_LIMIT,
@@ -64,10 +39,9 @@ async function main(): Promise<void> {
     },
     retry: { attempts: config.SMTP_SEND_ATTEMPTS, baseDelayMs: config.SMTP_RETRY_BASE_MS },
     ...(config.MAIL_LINK_BASE_URL !== undefined ? { linkBaseUrl: config.MAIL_LINK_BASE_URL } : {}),
-    now: () => new Date(),
-    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
-  };
-  const consumers = await startConsumers(bus, deps, new MongoProcessedEvents(db));
+  });
+  const { deps } = wired;
+  const consumers = await startConsumers(bus, deps, wired.processed);
   const sweep = () =>
     void sweepUsage(deps).catch((err: unknown) => logger.warn({ err }, 'usage sweep failed'));
   const sweepTimer = setInterval(sweep, 60 * 60 * 1000);
@@ -90,7 +64,7 @@ async function main(): Promise<void> {
     closers: [
       { name: 'sweep', close: () => Promise.resolve(clearInterval(sweepTimer)) },
       { name: 'consumers', close: async () => void (await Promise.all(consumers.map((c) => c.stop()))) },
-      { name: 'outbox', close: () => relay.stop() },
+      ...wired.closers,
       { name: 'smtp', close: () => Promise.resolve(mailer.close()) },
       ...infra.closers,
       { name: 'telemetry', close: () => telemetry.shutdown() },

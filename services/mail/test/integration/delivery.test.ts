@@ -1,5 +1,4 @@
-import { ObjectId } from 'mongodb';
-import { requireInfra } from '../../../../test/support/infra';
+import { requireInfra, storeNeed } from '../../../../test/support/infra';
 import { newProjectId, sendAs, startHarness, waitUntil, type Harness } from '../support/harness';
 import { uniqueAddress } from '../support/mailpit';
 import { SmtpMailer } from '../../src/adapters/smtp-mailer';
@@ -22,7 +21,7 @@ class ScriptedMailer implements Mailer {
 
 let h: Harness;
 beforeAll(async () => {
-  await requireInfra('mongo', 'nats', 'smtp');
+  await requireInfra(storeNeed(), 'nats', 'smtp');
   h = await startHarness();
 });
 afterAll(async () => h?.close());
@@ -38,14 +37,13 @@ describe('SMTP failures', () => {
     h.deps.mailer = scripted;
     try {
       const to = uniqueAddress('retry');
-      const r = await sendAs(h, newProjectId(), { to, subject: 'retried', text: 'x' });
+      const p = newProjectId();
+      const r = await sendAs(h, p, { to, subject: 'retried', text: 'x' });
       expect(r.status).toBe(200);
       expect(scripted.calls).toBe(3);
       expect(await h.mailpit.countAfter(to, 400)).toBe(1);
-      const stored = await h.db
-        .collection('messages')
-        .findOne({ _id: new ObjectId(r.body.data.id as string) });
-      expect(stored).toMatchObject({ status: 'sent', attempts: 3 });
+      const [stored] = await h.stored.messages(p);
+      expect(stored).toMatchObject({ id: r.body.data.id, status: 'sent', attempts: 3 });
     } finally {
       h.deps.mailer = h.mailer;
     }
@@ -65,10 +63,10 @@ describe('SMTP failures', () => {
       const r = await sendAs(h, p, { to: uniqueAddress('down'), subject: 's', text: 't' });
       expect(r.status).toBe(502);
       expect(r.body.code).toBe('MAIL_DELIVERY_FAILED');
-      expect(await h.db.collection('usage').countDocuments({ projectId: p, bucket: month() })).toBe(0);
-      const stored = await h.db.collection('messages').findOne({ projectId: p });
+      expect(await h.stored.usage(p, month())).toBe(0);
+      const [stored] = await h.stored.messages(p);
       expect(stored).toMatchObject({ status: 'failed', attempts: 3 });
-      const id = (stored?._id as ObjectId).toHexString();
+      const id = stored!.id;
       await waitUntil(() =>
         h.published.some(
           (e) => e.type === 'mail.failed' && (e.data as { messageId: string }).messageId === id,
@@ -97,6 +95,6 @@ describe('SMTP failures', () => {
     h.deps.mailer = h.mailer;
     expect(r2.status).toBe(502);
     expect(data.calls).toBe(1);
-    expect(await h.db.collection('usage').countDocuments({ projectId: p, bucket: month() })).toBe(0);
+    expect(await h.stored.usage(p, month())).toBe(0);
   });
 });

@@ -1,10 +1,10 @@
-import { ObjectId } from 'mongodb';
-import { requireInfra } from '../../../../test/support/infra';
+import { requireInfra, storeNeed } from '../../../../test/support/infra';
 import { assertionKey, signAssertion } from '@baas/common';
 import {
   SECRET,
   call,
   newProjectId,
+  randomHexId,
   sendAs,
   startHarness,
   waitUntil,
@@ -15,7 +15,7 @@ import { sweepUsage } from '../../src/domain/usage/sweep-usage';
 
 let h: Harness;
 beforeAll(async () => {
-  await requireInfra('mongo', 'nats', 'smtp');
+  await requireInfra(storeNeed(), 'nats', 'smtp');
   h = await startHarness();
 });
 afterAll(async () => h?.close());
@@ -49,8 +49,15 @@ describe('POST /api/mail/send (direct mode)', () => {
     expect(m.From).toEqual({ Name: 'BaaS Test', Address: 'no-reply@baas.local' });
     expect(m.MessageID).toBe(`${r.body.data.id}@baas.local`);
 
-    const stored = await h.db.collection('messages').findOne({ _id: new ObjectId(r.body.data.id as string) });
-    expect(stored).toMatchObject({ projectId: p, to, status: 'sent', system: false, attempts: 1 });
+    const [stored] = await h.stored.messages(p);
+    expect(stored).toMatchObject({
+      id: r.body.data.id,
+      projectId: p,
+      to,
+      status: 'sent',
+      system: false,
+      attempts: 1,
+    });
     await waitUntil(() =>
       h.published.some(
         (e) => e.type === 'mail.sent' && (e.data as { messageId: string }).messageId === r.body.data.id,
@@ -62,12 +69,7 @@ describe('POST /api/mail/send (direct mode)', () => {
       projectId: p,
       data: { messageId: r.body.data.id, system: false },
     });
-    await waitUntil(
-      async () =>
-        !(await h.db
-          .collection('messages')
-          .findOne({ _id: new ObjectId(r.body.data.id as string), _outbox: { $exists: true } })),
-    );
+    await waitUntil(async () => !(await h.stored.eventPending(r.body.data.id as string)));
   });
 
   it('sends a text-only message', async () => {
@@ -112,7 +114,7 @@ describe('POST /api/mail/send (direct mode)', () => {
     ['an unknown field', { to: 'a@example.com', subject: 's', text: 't', bcc: 'x@example.com' }],
     [
       'both template id and name',
-      { to: 'a@example.com', templateId: new ObjectId().toHexString(), templateName: 'welcome' },
+      { to: 'a@example.com', templateId: randomHexId(), templateName: 'welcome' },
     ],
     ['a malformed template id', { to: 'a@example.com', templateId: 'not-an-id' }],
     ['template mode mixed with a subject', { to: 'a@example.com', templateName: 'welcome', subject: 's' }],
@@ -147,9 +149,7 @@ describe('POST /api/mail/send (direct mode)', () => {
 
   it('answers 404 for an unknown template id or name', async () => {
     const p = newProjectId();
-    expect(
-      (await sendAs(h, p, { to: uniqueAddress(), templateId: new ObjectId().toHexString() })).status,
-    ).toBe(404);
+    expect((await sendAs(h, p, { to: uniqueAddress(), templateId: randomHexId() })).status).toBe(404);
     const byName = await sendAs(h, p, { to: uniqueAddress(), templateName: 'no-such-template-x' });
     expect(byName.status).toBe(404);
     expect(byName.body.code).toBe('TEMPLATE_NOT_FOUND');
@@ -170,7 +170,7 @@ describe('monthly limit', () => {
     expect(Number(third.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(await h.mailpit.countAfter(to, 500)).toBe(2);
     const month = new Date().toISOString().slice(0, 7);
-    expect(await h.db.collection('usage').countDocuments({ projectId: p, bucket: `month:${month}` })).toBe(2);
+    expect(await h.stored.usage(p, `month:${month}`)).toBe(2);
   });
 
   it('counts atomically under concurrency: exactly the limit succeeds', async () => {
@@ -189,7 +189,7 @@ describe('monthly limit', () => {
         .sort(),
     ).toEqual([1, 2, 3, 4, 5]);
     const month = new Date().toISOString().slice(0, 7);
-    expect(await h.db.collection('usage').countDocuments({ projectId: p, bucket: `month:${month}` })).toBe(5);
+    expect(await h.stored.usage(p, `month:${month}`)).toBe(5);
   });
 
   it('keeps each project on its own counter', async () => {
@@ -217,24 +217,10 @@ describe('usage retention', () => {
   it('sweeps month slots older than 62 days and system slots older than 2 days, and keeps current ones', async () => {
     const p = newProjectId();
     const old = new Date(Date.now() - 70 * 24 * 3600_000);
-    await h.db.collection('usage').insertMany([
-      { _id: `${p}:month:2000-01:1` as never, projectId: p, bucket: 'month:2000-01', n: 1, at: old },
-      {
-        _id: `${p}:system-day:2000-01-01:1` as never,
-        projectId: p,
-        bucket: 'system-day:2000-01-01',
-        n: 1,
-        at: old,
-      },
-    ]);
+    await h.stored.insertUsage(p, 'month:2000-01', old);
+    await h.stored.insertUsage(p, 'system-day:2000-01-01', old);
     await sendAs(h, p, { to: uniqueAddress(), subject: 's', text: 't' });
     await sweepUsage(h.deps);
-    expect(
-      await h.db
-        .collection('usage')
-        .find({ projectId: p })
-        .map((d) => d.bucket as string)
-        .toArray(),
-    ).toEqual([`month:${new Date().toISOString().slice(0, 7)}`]);
+    expect(await h.stored.usageBuckets(p)).toEqual([`month:${new Date().toISOString().slice(0, 7)}`]);
   });
 });

@@ -1,12 +1,12 @@
 import { createEvent } from '@baas/common';
-import { requireInfra } from '../../../../test/support/infra';
+import { requireInfra, storeNeed } from '../../../../test/support/infra';
 import { call, newProjectId, sendAs, startHarness, type Harness } from '../support/harness';
 import { uniqueAddress } from '../support/mailpit';
 import { projectDeletedHandler, systemMailHandler } from '../../src/consumers';
 
 let h: Harness;
 beforeAll(async () => {
-  await requireInfra('mongo', 'nats', 'smtp');
+  await requireInfra(storeNeed(), 'nats', 'smtp');
   h = await startHarness({ linkBaseUrl: 'https://app.example.com' });
 });
 afterAll(async () => h?.close());
@@ -36,7 +36,7 @@ describe('system mails from auth events', () => {
       'href="https:&#x2F;&#x2F;app.example.com&#x2F;verify-email?token&#x3D;482913&amp;email&#x3D;',
     );
     expect(await h.mailpit.countAfter(to, 400)).toBe(1);
-    const stored = await h.db.collection('messages').findOne({ projectId: p });
+    const [stored] = await h.stored.messages(p);
     expect(stored).toMatchObject({
       system: true,
       templateKey: 'verify-email',
@@ -126,10 +126,11 @@ describe('project.deleted', () => {
     }
     await projectDeletedHandler(h.deps, h.processed)(createEvent('project.deleted', p, {}));
     await h.relay.flush();
-    expect(await h.db.collection('templates').countDocuments({ owner: p })).toBe(0);
-    expect(await h.db.collection('usage').countDocuments({ projectId: p })).toBe(0);
-    expect(await h.db.collection('messages').countDocuments({ projectId: p })).toBe(0);
-    expect(await h.db.collection('templates').countDocuments({ owner: keep })).toBe(1);
-    expect(await h.db.collection('usage').countDocuments({ projectId: keep })).toBe(1);
+    expect(await h.stored.templateCount(p)).toBe(0);
+    expect(await h.stored.usage(p)).toBe(0);
+    expect(await h.stored.messages(p)).toEqual([]);
+    expect(await h.stored.templateCount(keep)).toBe(1);
+    expect(await h.stored.usage(keep)).toBe(1);
+    expect(await h.stored.messages(keep)).toHaveLength(1);
   });
 });

@@ -1,12 +1,11 @@
-import { ObjectId } from 'mongodb';
-import { requireInfra } from '../../../../test/support/infra';
-import { call, newProjectId, sendAs, startHarness, type Harness } from '../support/harness';
+import { requireInfra, storeNeed } from '../../../../test/support/infra';
+import { call, newProjectId, randomHexId, sendAs, startHarness, type Harness } from '../support/harness';
 import { uniqueAddress } from '../support/mailpit';
 import type { ProjectId } from '@baas/common';
 
 let h: Harness;
 beforeAll(async () => {
-  await requireInfra('mongo', 'nats', 'smtp');
+  await requireInfra(storeNeed(), 'nats', 'smtp');
   h = await startHarness();
 });
 afterAll(async () => h?.close());
@@ -15,7 +14,7 @@ const putProject = (p: ProjectId, key: string, body: unknown) =>
   call(h, 'PUT', `/api/admin/projects/${p}/mail/templates/${key}`, body, { projectId: p, admin: true });
 const putGlobal = (key: string, body: unknown) =>
   call(h, 'PUT', `/api/admin/mail/templates/${key}`, body, { admin: true });
-const uniqueKey = (tag: string) => `${tag}-${new ObjectId().toHexString().slice(-10)}`;
+const uniqueKey = (tag: string) => `${tag}-${randomHexId().slice(-10)}`;
 
 describe('admin template API', () => {
   it('creates with 201, replaces with 200 keeping the id, lists, reads and deletes a project template', async () => {
@@ -59,7 +58,7 @@ describe('admin template API', () => {
       admin: true,
     });
     expect(del.status).toBe(200);
-    expect(await h.db.collection('templates').countDocuments({ owner: p })).toBe(0);
+    expect(await h.stored.templateCount(p)).toBe(0);
     const again = await call(
       h,
       'DELETE',
@@ -114,7 +113,7 @@ describe('admin template API', () => {
     expect(r.body.code).toBe('INVALID_MJML');
     expect(r.body.message).toContain('Attribute foo is illegal');
     expect(r.body.message).not.toContain('/work/');
-    expect(await h.db.collection('templates').countDocuments({ owner: p })).toBe(0);
+    expect(await h.stored.templateCount(p)).toBe(0);
   });
 
   it('refuses an invalid key', async () => {
@@ -223,7 +222,7 @@ describe('template mode', () => {
     expect(b.status).toBe(400);
     expect(b.body.code).toBe('EMPTY_BODY');
     const month = new Date().toISOString().slice(0, 7);
-    expect(await h.db.collection('usage').countDocuments({ projectId: p, bucket: `month:${month}` })).toBe(0);
+    expect(await h.stored.usage(p, `month:${month}`)).toBe(0);
   });
 
   it('keeps a CR/LF from variables out of the headers', async () => {

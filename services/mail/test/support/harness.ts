@@ -1,6 +1,6 @@
 import http from 'node:http';
+import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import { ObjectId, type Db, type MongoClient } from 'mongodb';
 import type { NatsConnection } from '@nats-io/nats-core';
 import {
   assertionKey,
@@ -11,31 +11,33 @@ import {
   trustedProjectId,
   type EventEnvelope,
   type KeyType,
+  type ProcessedEvents,
   type ProjectId,
+  type ServiceStore,
 } from '@baas/common';
-import { connectMongo, MongoProcessedEvents, OutboxRelay } from '@baas/common/mongo';
-import { infra, uniqueDbName } from '../../../../test/support/infra';
+import { infra } from '../../../../test/support/infra';
 import { createApp } from '../../src/app';
-import { MongoTemplateRepository } from '../../src/adapters/mongo-template-repository';
-import { MongoMessageRepository, objectIdGenerator } from '../../src/adapters/mongo-message-repository';
-import { MongoUsageCounter } from '../../src/adapters/mongo-usage-counter';
 import { SmtpMailer } from '../../src/adapters/smtp-mailer';
 import type { MailDeps } from '../../src/domain/deps';
 import type { Mailer } from '../../src/ports';
+import { wireMail, type RelayHandle } from '../../src/wiring';
 import { Mailpit } from './mailpit';
+import { openTestStore, type StoredState } from './test-store';
 
 export const SECRET = 'integration-test-assertion-secret-0123456789';
 export const FROM = 'BaaS Test <no-reply@baas.local>';
 
 export interface Harness {
-  mongo: MongoClient;
-  db: Db;
+  /** Which store the adapters run on (TEST_STORE). */
+  storeKind: ServiceStore['kind'];
+  /** What is stored, read straight from the database (whichever store). */
+  stored: StoredState;
   nc: NatsConnection;
   bus: JetStreamBus;
-  relay: OutboxRelay;
+  relay: RelayHandle;
   deps: MailDeps;
   mailer: SmtpMailer;
-  processed: MongoProcessedEvents;
+  processed: ProcessedEvents;
   mailpit: Mailpit;
   baseUrl: string;
   /** Events published while the harness runs, by type (core NATS sees JetStream publishes). */
@@ -47,8 +49,7 @@ export async function startHarness(
   overrides: Partial<MailDeps> & { mailer?: Mailer } = {},
 ): Promise<Harness> {
   const logger = createLogger('mail-test', process.env.LOG_LEVEL ?? 'silent');
-  const mongo = await connectMongo(infra.mongoUrl, 'mail-it');
-  const db = mongo.db(uniqueDbName('mail_it'));
+  const testStore = await openTestStore();
   const nc = await connectNats(infra.natsUrl, 'mail-it', logger);
   const bus = await JetStreamBus.create(nc, logger);
   const published: EventEnvelope[] = [];
@@ -57,17 +58,6 @@ export async function startHarness(
     for await (const m of sub) published.push(m.json<EventEnvelope>());
   })();
 
-  const templates = new MongoTemplateRepository(db);
-  const usage = new MongoUsageCounter(db);
-  const relay = new OutboxRelay({
-    collections: () => [db.collection('messages')],
-    publisher: bus,
-    logger,
-    intervalMs: 200,
-  });
-  const messages = new MongoMessageRepository(db, (id) => void relay.relayOne(db.collection('messages'), id));
-  await Promise.all([templates.ensureIndexes(), usage.ensureIndexes(), messages.ensureIndexes()]);
-  relay.start();
   const mailer = new SmtpMailer({
     host: infra.smtpHost,
     port: infra.smtpPort,
@@ -75,49 +65,48 @@ export async function startHarness(
     maxConnections: 3,
     from: FROM,
   });
-  const deps: MailDeps = {
-    templates,
-    messages,
-    usage,
-    mailer,
-    ids: objectIdGenerator,
+  const wired = await wireMail({
+    store: testStore.store,
+    publisher: bus,
     logger,
+    mailer,
     limits: { defaultMonthly: 1000, systemDaily: 500, systemRecipientHourly: 10 },
     retry: { attempts: 3, baseDelayMs: 10 },
-    now: () => new Date(),
-    sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
-    ...overrides,
-  };
+    relayIntervalMs: 200,
+  });
+  const deps: MailDeps = Object.assign(wired.deps, overrides);
   const svc = createApp({ logger, assertionSecret: SECRET, readiness: [], mail: deps });
   const server = http.createServer(svc.app);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const { port } = server.address() as AddressInfo;
   return {
-    mongo,
-    db,
+    storeKind: testStore.store.kind,
+    stored: testStore.stored,
     nc,
     bus,
-    relay,
+    relay: wired.relay,
     deps,
     mailer,
-    processed: new MongoProcessedEvents(db),
+    processed: wired.processed,
     mailpit: new Mailpit(infra.mailApiUrl),
     baseUrl: `http://127.0.0.1:${port}`,
     published,
     close: async () => {
       await new Promise<void>((r) => server.close(() => r()));
       server.closeAllConnections();
-      await relay.stop();
+      for (const c of wired.closers) await c.close();
       mailer.close();
       sub.unsubscribe();
-      await db.dropDatabase().catch(() => undefined);
+      await testStore.drop().catch(() => undefined);
       await nc.drain();
-      await mongo.close();
     },
   };
 }
 
-export const newProjectId = (): ProjectId => trustedProjectId(new ObjectId().toHexString());
+/** 24 hex characters, the shape of project, message and template ids. */
+export const randomHexId = (): string => randomBytes(12).toString('hex');
+
+export const newProjectId = (): ProjectId => trustedProjectId(randomHexId());
 
 export interface CallAs {
   projectId?: ProjectId;
