@@ -152,7 +152,7 @@ describe('data: list filters, sorting and pagination', () => {
     expect((await p.call('GET', '/api/data/stream?cursor=bogus!!', { key: p.secretKey })).status).toBe(400);
   });
 
-  it('walks in ascending order with sort=createdAt and refuses other sorts in cursor mode', async () => {
+  it('walks in ascending order with sort=createdAt, and by any other sort with a cursor bound to it', async () => {
     const first = await p.call('GET', '/api/data/items?cursor=&sort=createdAt&limit=2', { key: p.secretKey });
     expect(first.body.data.items.map((i: { name: string }) => i.name)).toEqual(['apple', 'banana']);
     const second = await p.call(
@@ -162,8 +162,23 @@ describe('data: list filters, sorting and pagination', () => {
     );
     expect(second.body.data.items.map((i: { name: string }) => i.name)).toEqual(['cherry', 'date']);
     expect(second.body.data.nextCursor).toBeNull();
-    expect((await p.call('GET', '/api/data/items?cursor=&sort=price', { key: p.secretKey })).status).toBe(
-      400,
+    const byPrice = await p.call('GET', '/api/data/items?cursor=&sort=-price&limit=3', { key: p.secretKey });
+    expect(byPrice.status).toBe(200);
+    const rest = await p.call('GET', `/api/data/items?cursor=${byPrice.body.data.nextCursor}&sort=-price`, {
+      key: p.secretKey,
+    });
+    const prices = [...byPrice.body.data.items, ...rest.body.data.items].map(
+      (i: { price: number }) => i.price,
     );
+    expect(prices).toEqual([...prices].sort((a, b) => b - a));
+    expect(prices).toHaveLength(byPrice.body.data.total);
+    const mismatch = await p.call(
+      'GET',
+      `/api/data/items?cursor=${byPrice.body.data.nextCursor}&sort=price`,
+      {
+        key: p.secretKey,
+      },
+    );
+    expect([mismatch.status, mismatch.body.code]).toEqual([400, 'CURSOR_MISMATCH']);
   });
 });
