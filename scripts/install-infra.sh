@@ -12,9 +12,14 @@
 # records module@version; a binary with a matching marker is kept.
 #
 # redis-server and nats-server come from apt when missing (and when nothing already answers on
-# 127.0.0.1:6379 / 127.0.0.1:4222).
+# 127.0.0.1:6379 / 127.0.0.1:4222); so do psql (postgresql-client) and, when no PostgreSQL
+# answers at POSTGRES_ADMIN_URL's port, Debian's postgresql package (the stack then runs a cluster
+# of its own in .stack/data/postgres).
 #
 # Idempotent; safe to run concurrently (flock). Environment:
+#   BAAS_STORE       postgres or mongodb: install only what that store needs (FerretDB is built
+#                    for mongodb only; PostgreSQL for postgres only); unset: everything
+#   POSTGRES_ADMIN_URL  where the PostgreSQL store's server answers (default port 5432)
 #   BAAS_TOOLS_DIR   cache dir (default $HOME/.cache/baas-tools)
 #   BAAS_SKIP_APT=1  never call apt-get (fail instead when redis-server/nats-server are missing)
 #   BAAS_FORCE_REBUILD=1  rebuild the Go tools even when the marker matches
@@ -136,14 +141,19 @@ $json"
   log "$name $version: built $out"
 }
 
-build_tool ferretdb "$FERRETDB_MODULE" "$FERRETDB_VERSION" ./cmd/ferretdb
+STORE="${BAAS_STORE:-}"
+case "$STORE" in '' | postgres | mongodb) ;; *) die "BAAS_STORE must be postgres or mongodb (got $STORE)" ;; esac
+
+if [ "$STORE" != postgres ]; then
+  build_tool ferretdb "$FERRETDB_MODULE" "$FERRETDB_VERSION" ./cmd/ferretdb
+fi
 build_tool mailpit "$MAILPIT_MODULE" "$MAILPIT_VERSION" . \
   "-s -w -X github.com/axllent/mailpit/config.Version=$MAILPIT_VERSION"
 build_tool versitygw "$VERSITYGW_MODULE" "$VERSITYGW_VERSION" ./cmd/versitygw \
   "-s -w -X main.Version=$VERSITYGW_VERSION -X main.Build=baas-tools"
 
 # Quick sanity check: a binary that cannot even print its version is rebuilt next time.
-if ! "$BIN_DIR/ferretdb" --version >/dev/null 2>&1; then
+if [ "$STORE" != postgres ] && ! "$BIN_DIR/ferretdb" --version >/dev/null 2>&1; then
   rm -f "$BIN_DIR/.ferretdb.version"
   die "$BIN_DIR/ferretdb does not run ('ferretdb --version' failed); it will be rebuilt on the next run"
 fi
@@ -210,5 +220,35 @@ ensure_sys_tool() { # binary package port
 
 ensure_sys_tool redis-server redis-server 6379
 ensure_sys_tool nats-server nats-server 4222
+
+# --- PostgreSQL (Debian's packages) ----------------------------------------------------------
+pg_server_installed() { # initdb and postgres of some major version
+  local d
+  for d in /usr/lib/postgresql/*/bin; do
+    [ -x "$d/initdb" ] && [ -x "$d/postgres" ] && return 0
+  done
+  find_sys_bin initdb >/dev/null
+}
+
+if [ "$STORE" != mongodb ]; then
+  pg_url="${POSTGRES_ADMIN_URL:-postgres://postgres@127.0.0.1:5432/postgres}"
+  # host:port of the URL (no credentials in the log)
+  pg_hostport="$(printf '%s' "$pg_url" | sed -E 's#^[a-z]+://([^@/]*@)?([^/?]*).*#\2#')"
+  pg_port="${pg_hostport##*:}"
+  case "$pg_port" in '' | *[!0-9]*) pg_port=5432 ;; esac
+  if pg_server_installed; then
+    log "postgresql: present"
+  elif port_answers "$pg_port"; then
+    log "postgresql: not installed, but 127.0.0.1:$pg_port already answers; npm run up will use that server"
+  elif apt_install postgresql && pg_server_installed; then
+    log "postgresql: installed (npm run up starts a cluster of its own in .stack/data/postgres)"
+  else
+    die "PostgreSQL is missing and could not be installed automatically.
+  Install it yourself: apt-get update && apt-get install -y postgresql   (needs root or passwordless sudo)
+  or start a server and set POSTGRES_ADMIN_URL before 'npm run up'."
+  fi
+  # psql creates the services' roles and databases (deploy/postgres/init-service-databases.sh)
+  ensure_sys_tool psql postgresql-client 0
+fi
 
 log "tools ready in $BIN_DIR"

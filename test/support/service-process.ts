@@ -1,13 +1,15 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { stackEnv } from './stack-env';
+import { stackDatabaseUrl, stackEnv } from './stack-env';
 
 const ROOT = join(__dirname, '..', '..');
 
 /**
  * Starts one more process of a service (built in dist/) outside the stack, with its own port and
  * environment, so a test can kill it at a chosen moment. Output goes to .stack/logs/test-<name>.log.
+ * A data-owning service gets the stack's DATABASE_URL for it (its own database, on the store the
+ * stack runs) unless the test passes one.
  */
 export class ServiceProcess {
   private child: ChildProcess | undefined;
@@ -24,6 +26,7 @@ export class ServiceProcess {
 
   async start(): Promise<void> {
     const stack = stackEnv();
+    const databaseUrl = this.env.DATABASE_URL ?? stackDatabaseUrl(this.service, stack);
     const logDir = join(ROOT, '.stack', 'logs');
     mkdirSync(logDir, { recursive: true });
     const log = createWriteStream(join(logDir, `test-${this.service}-${this.port}.log`), { flags: 'a' });
@@ -31,7 +34,7 @@ export class ServiceProcess {
       env: {
         PATH: process.env.PATH ?? '',
         INTERNAL_ASSERTION_SECRET: stack.INTERNAL_ASSERTION_SECRET ?? '',
-        MONGO_URL: stack.MONGO_URL ?? 'mongodb://127.0.0.1:27017',
+        ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
         NATS_URL: stack.NATS_URL ?? 'nats://127.0.0.1:4222',
         REDIS_URL: stack.REDIS_URL ?? 'redis://127.0.0.1:6379',
         AUTH_URL: stack.AUTH_URL ?? 'http://127.0.0.1:8081',

@@ -1,0 +1,107 @@
+// The environment the stack hands out: .stack/env (clients and tests) and each service's own.
+import path from 'node:path';
+import { DATA, DATA_SERVICES, ENV_FILE, GATEWAY_PORT, S3_BUCKET, S3_REGION, SERVICES } from './context.mjs';
+import { GENERATED_SECRETS } from './secrets.mjs';
+import { HOST, writeEnvFile } from './util.mjs';
+
+/**
+ * @typedef {{natsPort: number, redisPort: number, s3Port: number, smtpPort: number,
+ *   mailpitPort: number, servicePorts: Record<string, number>}} Endpoints
+ * @typedef {{store: 'postgres' | 'mongodb', urls: Record<string, string>, adminUrl?: string,
+ *   mongoUrl?: string}} Databases  each data-owning service's DATABASE_URL by name
+ */
+
+/**
+ * .stack/env: plain KEY=value lines (clients parse it naively). Holds the development secrets
+ * (admin token, assertion secret, database URLs): the file is readable by its owner only.
+ * @param {Endpoints} ep
+ * @param {Databases} db
+ */
+export function writeStackEnv(ep, secrets, mode, db) {
+  const env = {
+    BASE_URL: `http://${HOST}:${GATEWAY_PORT}`,
+    PLATFORM_ADMIN_TOKEN: secrets.PLATFORM_ADMIN_TOKEN,
+    MAIL_API_URL: `http://${HOST}:${ep.mailpitPort}`,
+    STORE: db.store,
+    POSTGRES_ADMIN_URL: db.adminUrl,
+    MONGO_URL: db.mongoUrl,
+    NATS_URL: `nats://${HOST}:${ep.natsPort}`,
+    REDIS_URL: `redis://${HOST}:${ep.redisPort}`,
+    S3_ENDPOINT: `http://${HOST}:${ep.s3Port}`,
+    S3_REGION,
+    S3_BUCKET,
+    S3_ACCESS_KEY_ID: secrets.S3_ACCESS_KEY_ID,
+    S3_SECRET_ACCESS_KEY: secrets.S3_SECRET_ACCESS_KEY,
+    SMTP_HOST: HOST,
+    SMTP_PORT: String(ep.smtpPort),
+    INTERNAL_ASSERTION_SECRET: secrets.INTERNAL_ASSERTION_SECRET,
+  };
+  for (const s of DATA_SERVICES) env[s.databaseUrlVar] = db.urls[s.name];
+  for (const s of SERVICES) {
+    if (s.name !== 'gateway') env[s.urlVar] = `http://${HOST}:${ep.servicePorts[s.name]}`;
+  }
+  env.GATEWAY_PORT = String(GATEWAY_PORT);
+  env.STACK_MODE = mode;
+  writeEnvFile(ENV_FILE, env);
+}
+
+/** Credentials a service must not inherit from the caller: the admin's and the other roles'. */
+const NOT_FOR_SERVICES = new Set([
+  'POSTGRES_ADMIN_URL',
+  'MONGO_URL',
+  'MONGO_DB',
+  ...GENERATED_SECRETS.filter((k) => k !== 'INTERNAL_ASSERTION_SECRET' && k !== 'PLATFORM_ADMIN_TOKEN'),
+  ...DATA_SERVICES.map((s) => s.databaseUrlVar),
+]);
+
+/**
+ * A service's environment (native mode): the caller's (every contract variable it set), less
+ * other roles' credentials, plus the service's own settings.
+ * @param {import('./context.mjs').ServiceFacts} svc
+ * @param {Endpoints} ep
+ * @param {Databases} db
+ */
+export function serviceEnv(svc, ep, secrets, db) {
+  const env = {};
+  for (const [k, v] of Object.entries(process.env)) {
+    if (!k.startsWith('npm_') && !NOT_FOR_SERVICES.has(k)) env[k] = v;
+  }
+  delete env.DATABASE_URL;
+  const url = (name) => `http://${HOST}:${ep.servicePorts[name]}`;
+  Object.assign(env, {
+    PORT: String(svc.port),
+    NATS_URL: `nats://${HOST}:${ep.natsPort}`,
+    REDIS_URL: `redis://${HOST}:${ep.redisPort}`,
+    INTERNAL_ASSERTION_SECRET: secrets.INTERNAL_ASSERTION_SECRET,
+    LOG_LEVEL: process.env.LOG_LEVEL || 'info',
+  });
+  if (svc.ownsDatabase) env.DATABASE_URL = db.urls[svc.name];
+  // the gateway's upstreams; data also reads AUTH_URL (the JWKS of end-user tokens)
+  for (const s of SERVICES) if (s.name !== 'gateway') env[s.urlVar] = url(s.name);
+  if (svc.name === 'gateway') {
+    Object.assign(env, {
+      GATEWAY_PORT: String(GATEWAY_PORT),
+      PLATFORM_ADMIN_TOKEN: secrets.PLATFORM_ADMIN_TOKEN,
+    });
+  }
+  if (svc.name === 'storage') {
+    Object.assign(env, {
+      S3_ENDPOINT: `http://${HOST}:${ep.s3Port}`,
+      S3_REGION,
+      S3_BUCKET,
+      S3_ACCESS_KEY_ID: secrets.S3_ACCESS_KEY_ID,
+      S3_SECRET_ACCESS_KEY: secrets.S3_SECRET_ACCESS_KEY,
+      STORAGE_DRIVER: process.env.STORAGE_DRIVER || 's3',
+      STORAGE_LOCAL_DIR: process.env.STORAGE_LOCAL_DIR || path.join(DATA, 'files'),
+      PUBLIC_FILES_BASE_URL: process.env.PUBLIC_FILES_BASE_URL || `http://${HOST}:${GATEWAY_PORT}/files`,
+    });
+  }
+  if (svc.name === 'mail') {
+    Object.assign(env, {
+      SMTP_HOST: HOST,
+      SMTP_PORT: String(ep.smtpPort),
+      MAIL_FROM: process.env.MAIL_FROM || 'no-reply@baas.local',
+    });
+  }
+  return env;
+}
