@@ -3,6 +3,8 @@
 #   docker build -t baas .
 #   docker run --rm baas                                      # gateway
 #   docker run --rm baas node services/auth/dist/main.js     # auth (data, storage, mail, janitor alike)
+#   docker run --rm -e DATABASE_URL=... baas node packages/common/dist/postgres/migrate-cli.js auth
+#                                                             # one-shot migrations (the k8s Job)
 ARG NODE_IMAGE=node:24-slim
 
 # ---- build: install everything, compile TypeScript, drop dev dependencies -------------------
@@ -39,9 +41,13 @@ WORKDIR /app
 # root-owned and read-only for the service user; nothing is written under /app at run time
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules
+# packages/ and services/ carry the SQL migrations (packages/common/migrations and
+# services/<svc>/migrations): applied at boot (DB_MIGRATE_ON_BOOT) or by the migrate CLI
 COPY --from=build /app/packages ./packages
 COPY --from=build /app/services ./services
 COPY scripts/s3-ensure-bucket.mjs ./scripts/
+RUN ls packages/common/migrations/*.sql services/*/migrations/*.sql >/dev/null \
+ && test -f packages/common/dist/postgres/migrate-cli.js
 USER 10001:10001
 EXPOSE 8080 8081 8082 8083 8084 8085
 # tini as PID 1: forwards SIGTERM to node and reaps zombies
