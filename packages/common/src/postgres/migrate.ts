@@ -19,6 +19,10 @@ const MIGRATION_LOCK = 4_242_011;
  */
 export async function migratePostgres(url: string, serviceDir: string, logger: Logger): Promise<void> {
   const log = (msg: string) => logger.debug({ migration: true }, msg);
+  // Our files are numbered `NNNN_name.sql`; node-pg-migrate orders them by that number but
+  // reports each as an error for not being a timestamp, on every boot.
+  const error = (msg: string) =>
+    /^Can't determine timestamp for \d+$/.test(msg) ? log(msg) : logger.error(msg);
   const client = new Client({
     connectionString: url,
     application_name: 'migrate',
@@ -40,7 +44,7 @@ export async function migratePostgres(url: string, serviceDir: string, logger: L
         direction: 'up',
         count: Infinity,
         checkOrder: true,
-        logger: { debug: log, info: log, warn: log, error: (m: string) => logger.error(m) },
+        logger: { debug: log, info: log, warn: log, error },
         verbose: false,
       });
       if (applied.length > 0)

@@ -2,6 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
+import pino from 'pino';
 import { createLogger } from '../../src';
 import { migratePostgres } from '../../src/postgres';
 import { bareDatabase, NEEDS_KERNEL, NO_MIGRATIONS } from './pg-support';
@@ -45,6 +46,14 @@ describe('migratePostgres', () => {
     await migratePostgres(db.url, NEEDS_KERNEL, logger);
     expect(await applied(db.url, 'kernel_migrations')).toEqual(kernel);
     expect(await applied(db.url, 'service_migrations')).toEqual(service);
+  });
+
+  it('logs what it applied and no error (numbered files are not timestamps, and that is fine)', async () => {
+    const lines: Array<{ level: number; msg: string }> = [];
+    const capture = pino({ level: 'info' }, { write: (l: string) => void lines.push(JSON.parse(l)) });
+    await migratePostgres(db.url, NEEDS_KERNEL, capture);
+    expect(lines.filter((l) => l.level >= 40)).toEqual([]);
+    expect(lines.map((l) => l.msg)).toEqual(['migrations applied', 'migrations applied']);
   });
 
   it('lets replicas that start at the same moment all boot, applying each migration once', async () => {
