@@ -52,6 +52,12 @@ function ownerWhere(owner: TemplateOwner): { cond: string; params: unknown[]; ne
     : { cond: 'project_id = $1', params: [owner.projectId], next: 2 };
 }
 
+/**
+ * PostgreSQL text cannot hold U+0000, so no stored template has it: a lookup by such a string
+ * (a client's templateName) is simply not found, as on MongoDB, instead of a database error.
+ */
+const storable = (s: string): boolean => !s.includes('\u0000');
+
 /** Templates in the `templates` table: a project's own (project_id) or global (project_id NULL). */
 export class PostgresTemplateRepository implements TemplateRepository {
   constructor(private readonly pool: Pool) {}
@@ -88,6 +94,7 @@ export class PostgresTemplateRepository implements TemplateRepository {
   }
 
   async findByKey(owner: TemplateOwner, key: string): Promise<StoredTemplate | null> {
+    if (!storable(key)) return null;
     const o = ownerWhere(owner);
     const { rows } = await this.pool.query<TemplateRow>(
       `SELECT ${COLUMNS} FROM templates WHERE ${o.cond} AND key = $${o.next}`,
@@ -97,6 +104,7 @@ export class PostgresTemplateRepository implements TemplateRepository {
   }
 
   async findByKeyOrName(owner: TemplateOwner, keyOrName: string): Promise<StoredTemplate | null> {
+    if (!storable(keyOrName)) return null;
     const byKey = await this.findByKey(owner, keyOrName);
     if (byKey) return byKey;
     const o = ownerWhere(owner);

@@ -153,6 +153,9 @@ describe('POST /api/mail/send (direct mode)', () => {
     const byName = await sendAs(h, p, { to: uniqueAddress(), templateName: 'no-such-template-x' });
     expect(byName.status).toBe(404);
     expect(byName.body.code).toBe('TEMPLATE_NOT_FOUND');
+    // No store holds a NUL, so such a name is simply not found (never a database error).
+    const nul = await sendAs(h, p, { to: uniqueAddress(), templateName: 'wel\u0000come' });
+    expect(nul.status).toBe(404);
   });
 });
 

@@ -97,6 +97,8 @@ describe('admin template API', () => {
     ['a subject with CR/LF', { subject: 'a\nBcc: x@example.com', text: 't' }],
     ['mustache that does not parse', { subject: 's', html: '{{#open}} never closed' }],
     ['an unknown field', { subject: 's', text: 't', from: 'x@example.com' }],
+    ['a NUL character in the body', { subject: 's', text: 'a\u0000b' }],
+    ['a NUL character in the name', { name: 'n\u0000', subject: 's', text: 't' }],
   ])('refuses %s with 400', async (_n, body) => {
     const p = newProjectId();
     const r = await putProject(p, 'k', body);

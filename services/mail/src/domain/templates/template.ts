@@ -8,14 +8,20 @@ export const TEMPLATE_KEY = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 export const MAX_TEMPLATE_CHARS = 256 * 1024;
 export const MAX_SUBJECT_CHARS = 998;
 
+/**
+ * No part of a template may hold U+0000: no mail can carry it (RFC 5322), and PostgreSQL text
+ * cannot store it, so it is refused with 400 on every store rather than failing in the database.
+ */
+const noNul = (s: z.ZodString) => s.refine((v) => !v.includes('\u0000'), 'must not contain U+0000');
+
 /** Body of PUT .../mail/templates/:key. */
 export const templateBodySchema = z
   .object({
-    name: z.string().trim().min(1).max(128).optional(),
-    subject: z.string().min(1).max(MAX_SUBJECT_CHARS),
-    html: z.string().max(MAX_TEMPLATE_CHARS).optional(),
-    text: z.string().max(MAX_TEMPLATE_CHARS).optional(),
-    mjml: z.string().max(MAX_TEMPLATE_CHARS).optional(),
+    name: noNul(z.string().trim().min(1).max(128)).optional(),
+    subject: noNul(z.string().min(1).max(MAX_SUBJECT_CHARS)),
+    html: noNul(z.string().max(MAX_TEMPLATE_CHARS)).optional(),
+    text: noNul(z.string().max(MAX_TEMPLATE_CHARS)).optional(),
+    mjml: noNul(z.string().max(MAX_TEMPLATE_CHARS)).optional(),
   })
   .strict();
 
