@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createEvent, createLogger, type EventEnvelope, type ProjectId } from '@baas/common';
 import { connectPostgres, type Pool } from '@baas/common/postgres';
-import { requireInfra } from '../../../../test/support/infra';
+import { infra, requireInfra } from '../../../../test/support/infra';
 import { freshPostgresDatabase, type TestDatabase } from '../../../../test/support/postgres';
 import { createApp } from '../../src/app';
 import { SmtpMailer } from '../../src/adapters/smtp-mailer';
@@ -11,9 +11,8 @@ import { PostgresMessageRepository } from '../../src/adapters/postgres-message-r
 import { PostgresTemplateRepository } from '../../src/adapters/postgres-template-repository';
 import { PostgresUsageCounter } from '../../src/adapters/postgres-usage-counter';
 import { MIGRATIONS_DIR, wireMail, type MailWiring } from '../../src/wiring';
-import { SECRET, FROM, newProjectId, sendAs, type Harness } from '../support/harness';
+import { SECRET, FROM, newProjectId, sendAs } from '../support/harness';
 import { uniqueAddress } from '../support/mailpit';
-import { infra } from '../../../../test/support/infra';
 
 // PostgreSQL-only guarantees, whatever TEST_STORE says: they are properties of the SQL adapters
 // (conditional upserts, one transaction per change and its event), proven with two pools
@@ -238,8 +237,7 @@ describe('mail on PostgreSQL', () => {
     return {
       wiring,
       published,
-      // sendAs only needs the address.
-      harness: { baseUrl } as Harness,
+      harness: { baseUrl },
       close: async () => {
         server.closeAllConnections();
         await new Promise<void>((r) => server.close(() => r()));

@@ -117,7 +117,7 @@ export interface CallAs {
 
 /** Calls the app as the gateway would, with a signed assertion. */
 export async function call(
-  h: Harness,
+  h: Pick<Harness, 'baseUrl'>,
   method: string,
   path: string,
   body: unknown,
@@ -150,7 +150,12 @@ export async function call(
   return { status: r.status, body: text ? JSON.parse(text) : undefined, headers: r.headers };
 }
 
-export const sendAs = (h: Harness, projectId: ProjectId, body: unknown, mailMonthly?: number) =>
+export const sendAs = (
+  h: Pick<Harness, 'baseUrl'>,
+  projectId: ProjectId,
+  body: unknown,
+  mailMonthly?: number,
+) =>
   call(h, 'POST', '/api/mail/send', body, {
     projectId,
     keyType: 'secret',
