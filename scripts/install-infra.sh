@@ -248,7 +248,14 @@ if [ "$STORE" != mongodb ]; then
   or start a server and set POSTGRES_ADMIN_URL before 'npm run up'."
   fi
   # psql creates the services' roles and databases (deploy/postgres/init-service-databases.sh)
-  ensure_sys_tool psql postgresql-client 0
+  if psql_path="$(find_sys_bin psql)"; then
+    log "psql: present ($psql_path)"
+  elif apt_install postgresql-client && psql_path="$(find_sys_bin psql)"; then
+    log "psql: installed ($psql_path)"
+  else
+    die "psql is missing and could not be installed automatically.
+  Install it yourself: apt-get update && apt-get install -y postgresql-client"
+  fi
 fi
 
 log "tools ready in $BIN_DIR"
