@@ -1,20 +1,22 @@
-import { mkdtempSync, mkdirSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MongoClient, ObjectId } from 'mongodb';
 import { Redis } from 'ioredis';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { connectNats, createLogger, JetStreamBus, type EventEnvelope } from '@baas/common';
 import { stackEnv } from '../support/stack-env';
+import { infra } from '../support/infra';
+import { faultDatabase } from '../support/fault-store';
 import { freePort, ServiceProcess } from '../support/service-process';
-import { findBinary, ServerProcess } from '../support/server-process';
+import { findBinary, PostgresServer, ServerProcess } from '../support/server-process';
 import { callService } from '../support/service-call';
 import { until } from '../support/until';
 
 /**
- * Issue 7: the database, NATS and Redis really restart (SIGTERM, down for a moment, started
- * again on the same data) while a service is under load. The servers are this test's own, so
- * nothing else that shares the stack's servers is disturbed.
+ * Issue 7: the database (PostgreSQL or FerretDB, as TEST_STORE says), NATS and Redis really
+ * restart (down for a moment, started again on the same data) while a service is under load.
+ * The servers are this test's own, so nothing else that shares the stack's servers is disturbed.
  */
 const env = stackEnv();
 const logger = createLogger('restart-test', 'silent');
@@ -24,32 +26,44 @@ afterEach(async () => {
   while (stops.length > 0) await stops.pop()!().catch(() => undefined);
 });
 
-async function server(s: ServerProcess): Promise<ServerProcess> {
+async function server<S extends { start(): Promise<void>; stop(): Promise<void> }>(s: S): Promise<S> {
   await s.start();
   stops.push(() => s.stop());
   return s;
 }
 
+/** The store's server, run by this test: PostgreSQL (initdb + pg_ctl) or FerretDB on SQLite. */
+async function databaseServer(dir: string): Promise<PostgresServer | ServerProcess> {
+  const port = await freePort();
+  if (infra.store === 'postgres') {
+    const pg = new PostgresServer(port);
+    stops.push(() => pg.remove());
+    return server(pg);
+  }
+  mkdirSync(join(dir, 'fdb'));
+  return server(
+    new ServerProcess(
+      'ferretdb',
+      findBinary('ferretdb'),
+      [
+        '--handler=sqlite',
+        `--sqlite-url=file:${dir}/fdb/`,
+        `--state-dir=${dir}`,
+        `--listen-addr=127.0.0.1:${port}`,
+        '--debug-addr=-',
+        '--telemetry=disable',
+      ],
+      port,
+    ),
+  );
+}
+
 describe('faults: servers restart under load', () => {
-  it('loses no acknowledged write or event when the database and NATS restart, and recovers by itself', async () => {
+  it(`loses no acknowledged write or event when the database (${infra.store}) and NATS restart, and recovers by itself`, async () => {
     const dir = mkdtempSync(join(tmpdir(), 'baas-restart-'));
-    mkdirSync(join(dir, 'fdb'));
-    const [mongoPort, natsPort] = [await freePort(), await freePort()];
-    const ferret = await server(
-      new ServerProcess(
-        'ferretdb',
-        findBinary('ferretdb'),
-        [
-          '--handler=sqlite',
-          `--sqlite-url=file:${dir}/fdb/`,
-          `--state-dir=${dir}`,
-          `--listen-addr=127.0.0.1:${mongoPort}`,
-          '--debug-addr=-',
-          '--telemetry=disable',
-        ],
-        mongoPort,
-      ),
-    );
+    stops.push(async () => rmSync(dir, { recursive: true, force: true }));
+    const database = await databaseServer(dir);
+    const natsPort = await freePort();
     const nats = await server(
       new ServerProcess(
         'nats',
@@ -58,9 +72,12 @@ describe('faults: servers restart under load', () => {
         natsPort,
       ),
     );
+    const db = await faultDatabase('baas_data', {
+      adminUrl: database instanceof PostgresServer ? database.url() : `mongodb://127.0.0.1:${database.port}`,
+    });
+    stops.push(() => db.close());
     const data = new ServiceProcess('data', await freePort(), {
-      MONGO_URL: `mongodb://127.0.0.1:${mongoPort}`,
-      MONGO_DB: 'baas_data',
+      DATABASE_URL: db.url(),
       NATS_URL: `nats://127.0.0.1:${natsPort}`,
     });
     await data.start();
@@ -69,7 +86,7 @@ describe('faults: servers restart under load', () => {
     const nc: NatsConnection = await connectNats(`nats://127.0.0.1:${natsPort}`, 'restart-test', logger);
     stops.push(() => nc.drain());
     const bus = await JetStreamBus.create(nc, logger);
-    const projectId = new ObjectId().toHexString();
+    const projectId = randomBytes(12).toString('hex');
     const events: EventEnvelope[] = [];
     const handle = await bus.consume({
       durable: 'restart-test',
@@ -100,25 +117,21 @@ describe('faults: servers restart under load', () => {
     await until(() => acknowledged.length >= 10, 15_000, 'writes before the restarts');
     await nats.restart(1000);
     await until(() => acknowledged.length >= 20, 15_000, 'writes after the NATS restart');
-    await ferret.restart(1000);
-    const before = acknowledged.length;
+    await database.restart(1000);
+    let before = acknowledged.length;
     await until(() => acknowledged.length >= before + 10, 30_000, 'writes after the database restart');
+    if (database instanceof PostgresServer) {
+      // A crash (immediate shutdown, recovery at start): what was acknowledged was committed.
+      await database.restart(1000, 'immediate');
+      before = acknowledged.length;
+      await until(() => acknowledged.length >= before + 10, 30_000, 'writes after the database crash');
+    }
     stop = true;
     await load;
 
     // While the database was down the service answered 503, never 500, and it came back alone.
     expect(failures.filter((s) => s !== 503)).toEqual([]);
-    const mongo = await MongoClient.connect(`mongodb://127.0.0.1:${mongoPort}`);
-    stops.push(() => mongo.close());
-    const stored = new Set(
-      (
-        await mongo
-          .db(`baas_data_p_${projectId}`)
-          .collection('items')
-          .find({}, { projection: { _id: 1 } })
-          .toArray()
-      ).map((d) => String(d._id)),
-    );
+    const stored = await db.documentIds(projectId, 'items');
     expect(acknowledged.filter((id) => !stored.has(id))).toEqual([]);
     await until(
       () =>

@@ -1,18 +1,19 @@
 import { randomBytes } from 'node:crypto';
-import { MongoClient, ObjectId } from 'mongodb';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { connectNats, createLogger, JetStreamBus, type EventEnvelope, type EventType } from '@baas/common';
 import { stackEnv } from '../support/stack-env';
 import { randomIp } from '../support/e2e';
 import { TcpProxy } from '../support/tcp-proxy';
 import { freePort, ServiceProcess } from '../support/service-process';
-import { uniqueDbName } from '../support/infra';
+import { infra } from '../support/infra';
+import { faultDatabase } from '../support/fault-store';
 import { callService as call } from '../support/service-call';
 import { until } from '../support/until';
 
 /**
- * Issue 7 fault tests. Each starts its own process of a service with one dependency behind a
- * TCP proxy, then cuts that dependency (a partition, as when the server restarts) or kills the
+ * Issue 7 fault tests. Each starts its own process of a service, on a database of its own on the
+ * store TEST_STORE names (PostgreSQL by default, or MongoDB), with one dependency behind a TCP
+ * proxy; then cuts that dependency (a partition, as when the server restarts) or kills the
  * process (SIGKILL, no shutdown hooks) at a chosen moment, and checks that every write the API
  * acknowledged and every event of it survives, and that the process recovers by itself.
  */
@@ -20,13 +21,11 @@ const env = stackEnv();
 const logger = createLogger('fault-test', 'silent');
 let nc: NatsConnection;
 let bus: JetStreamBus;
-let mongo: MongoClient;
 const cleanups: Array<() => Promise<unknown>> = [];
 
 beforeAll(async () => {
   nc = await connectNats(env.NATS_URL ?? 'nats://127.0.0.1:4222', 'fault-test', logger);
   bus = await JetStreamBus.create(nc, logger);
-  mongo = await MongoClient.connect(env.MONGO_URL ?? 'mongodb://127.0.0.1:27017');
 });
 
 afterEach(async () => {
@@ -35,20 +34,27 @@ afterEach(async () => {
 
 afterAll(async () => {
   await nc?.drain();
-  await mongo?.close();
 });
 
 function hostPort(url: string, def: number): [string, number] {
-  const u = new URL(url.replace(/^(mongodb|nats|redis):/, 'http:'));
+  const u = new URL(url.replace(/^(nats|redis):/, 'http:'));
   return [u.hostname, Number(u.port || def)];
 }
 
-async function proxyTo(url: string, def: number): Promise<TcpProxy> {
-  const [h, p] = hostPort(url, def);
-  const proxy = new TcpProxy(h, p);
-  await proxy.start();
-  cleanups.push(() => proxy.cut());
-  return proxy;
+async function proxy(host: string, port: number): Promise<TcpProxy> {
+  const p = new TcpProxy(host, port);
+  await p.start();
+  cleanups.push(() => p.cut());
+  return p;
+}
+
+const proxyTo = (url: string, def: number) => proxy(...hostPort(url, def));
+
+/** A database of the test's own on the store under test, dropped after the test. */
+async function database(prefix: string) {
+  const db = await faultDatabase(prefix);
+  cleanups.push(() => db.close());
+  return db;
 }
 
 async function service(name: string, extraEnv: Record<string, string>): Promise<ServiceProcess> {
@@ -75,8 +81,11 @@ async function collect(types: EventType[], match: (e: EventEnvelope) => boolean)
 describe('faults: events are never lost', () => {
   it('delivers, exactly once, the event of a write acknowledged while NATS was unreachable and the service then crashed', async () => {
     const natsProxy = await proxyTo(env.NATS_URL ?? 'nats://127.0.0.1:4222', 4222);
-    const db = uniqueDbName('fault_auth');
-    const auth = await service('auth', { MONGO_DB: db, NATS_URL: `nats://127.0.0.1:${natsProxy.port}` });
+    const db = await database('fault_auth');
+    const auth = await service('auth', {
+      DATABASE_URL: db.url(),
+      NATS_URL: `nats://127.0.0.1:${natsProxy.port}`,
+    });
     const events = await collect(['project.created'], () => true);
 
     await natsProxy.cut();
@@ -93,12 +102,9 @@ describe('faults: events are never lost', () => {
     await new Promise((r) => setTimeout(r, 1500));
     await auth.kill();
 
-    // The acknowledged write is there, with its event still pending in the same document.
-    const stored = await mongo
-      .db(db)
-      .collection('projects')
-      .findOne({ _id: new ObjectId(id) });
-    expect(stored?._outbox).toHaveLength(1);
+    // The acknowledged write is there, with its event still pending beside it (in the same
+    // transaction's outbox row on PostgreSQL, in the same document on MongoDB).
+    expect(await db.pendingEvents(id, 'project.created')).toBe(1);
     expect(events.filter((e) => e.projectId === id)).toHaveLength(0);
 
     await natsProxy.restore();
@@ -107,28 +113,21 @@ describe('faults: events are never lost', () => {
     await new Promise((r) => setTimeout(r, 1500));
     expect(events.filter((e) => e.projectId === id)).toHaveLength(1);
     await until(
-      async () =>
-        !(
-          await mongo
-            .db(db)
-            .collection('projects')
-            .findOne({ _id: new ObjectId(id) })
-        )?._outbox,
+      async () => (await db.pendingEvents(id, 'project.created')) === 0,
       5000,
       'the outbox to be cleared',
     );
   });
 
-  it('loses no acknowledged write or event when the database and NATS go away under load, and recovers by itself', async () => {
-    const mongoProxy = await proxyTo(env.MONGO_URL ?? 'mongodb://127.0.0.1:27017', 27017);
+  it(`loses no acknowledged write or event when the database (${infra.store}) and NATS go away under load, and recovers by itself`, async () => {
+    const db = await database('fault_data');
+    const dbProxy = await proxy(db.host, db.port);
     const natsProxy = await proxyTo(env.NATS_URL ?? 'nats://127.0.0.1:4222', 4222);
-    const catalogue = uniqueDbName('fault_data');
     const data = await service('data', {
-      MONGO_URL: `mongodb://127.0.0.1:${mongoProxy.port}`,
-      MONGO_DB: catalogue,
+      DATABASE_URL: db.url(dbProxy.port),
       NATS_URL: `nats://127.0.0.1:${natsProxy.port}`,
     });
-    const projectId = new ObjectId().toHexString();
+    const projectId = randomBytes(12).toString('hex');
     const reg = await call(data.url, 'data', 'PUT', `/api/admin/projects/${projectId}/collections/items`, {
       admin: true,
       projectId,
@@ -157,9 +156,9 @@ describe('faults: events are never lost', () => {
     await until(() => acknowledged.length >= 10, 10_000, 'writes before the faults');
     await natsProxy.cut();
     await until(() => acknowledged.length >= 20, 10_000, 'writes while NATS is away');
-    await mongoProxy.cut();
+    await dbProxy.cut();
     await new Promise((r) => setTimeout(r, 2000));
-    await mongoProxy.restore();
+    await dbProxy.restore();
     await natsProxy.restore();
     const before = acknowledged.length;
     await until(() => acknowledged.length >= before + 10, 30_000, 'writes after recovery');
@@ -169,12 +168,7 @@ describe('faults: events are never lost', () => {
     // Refusals during the outage are 503s in the error body, never 500s.
     expect(failures.filter((s) => s !== 503)).toEqual([]);
     // Every acknowledged write is stored ...
-    const docs = await mongo
-      .db(`${catalogue}_p_${projectId}`)
-      .collection('items')
-      .find({}, { projection: { _id: 1 } })
-      .toArray();
-    const stored = new Set(docs.map((d) => String(d._id)));
+    const stored = await db.documentIds(projectId, 'items');
     expect(acknowledged.filter((id) => !stored.has(id))).toEqual([]);
     // ... and has its event, exactly once.
     await until(
