@@ -1,0 +1,400 @@
+/**
+ * `$match`: comparison with MongoDB's type bracketing (a query `$gt: 1` only sees numbers),
+ * null versus missing, arrays (any element matches; exact array equality; `$size`, `$all`,
+ * `$elemMatch`), dot paths through arrays of objects, `$type`, `$regex`, logical operators, `$expr`.
+ */
+import { idOf } from '../datasets';
+import { date, match } from '../helpers';
+import type { CorpusCase } from '../types';
+
+const o = (...keys: string[]) => keys;
+
+export const matchCases: CorpusCase[] = [
+  // Equality and comparison on a plain field.
+  match(
+    'orders',
+    'empty filter matches everything',
+    {},
+    o('o1', 'o2', 'o3', 'o4', 'o5', 'o6', 'o7', 'o8', 'o9', 'o10', 'o11', 'o12'),
+  ),
+  match('orders', 'no match', { status: 'nope' }, []),
+  match('orders', 'string equality', { status: 'paid' }, o('o1', 'o5', 'o7', 'o9')),
+  match('orders', '$eq', { status: { $eq: 'new' } }, o('o3', 'o6', 'o10')),
+  match('orders', '$ne', { status: { $ne: 'paid' } }, o('o2', 'o3', 'o4', 'o6', 'o8', 'o10', 'o11', 'o12')),
+  match('orders', '$gt number', { total: { $gt: 100 } }, o('o1', 'o4', 'o7')),
+  match('orders', '$gte number', { total: { $gte: 99.99 } }, o('o1', 'o4', 'o5', 'o7')),
+  match('orders', '$lt number', { total: { $lt: 40 } }, o('o3', 'o6', 'o10')),
+  match('orders', '$lte number', { total: { $lte: 40 } }, o('o2', 'o3', 'o6', 'o10')),
+  match('orders', 'range', { total: { $gt: 40, $lt: 100 } }, o('o5', 'o8', 'o9', 'o11', 'o12')),
+  match('orders', '$in on numbers', { total: { $in: [40, 45, 46] } }, o('o2', 'o12')),
+  match(
+    'orders',
+    'several fields are ANDed',
+    { total: { $gt: 0 }, status: { $ne: 'new' } },
+    o('o1', 'o2', 'o4', 'o5', 'o7', 'o8', 'o9', 'o11', 'o12'),
+  ),
+  match('orders', 'date equality', { createdAt: date('2024-03-01T00:00:00Z') }, o('o5')),
+  match(
+    'orders',
+    'date $gte',
+    { createdAt: { $gte: date('2024-04-01T00:00:00Z') } },
+    o('o7', 'o8', 'o9', 'o10', 'o11', 'o12'),
+  ),
+  match('orders', 'date $lt', { createdAt: { $lt: date('2024-02-01T00:00:00Z') } }, o('o1', 'o2')),
+  match(
+    'orders',
+    'date range',
+    { createdAt: { $gte: date('2024-02-01T00:00:00Z'), $lt: date('2024-05-01T00:00:00Z') } },
+    o('o3', 'o4', 'o5', 'o6', 'o7', 'o8'),
+  ),
+  match('orders', '_id equality', { _id: idOf('orders', 4) }, o('o4')),
+  match('orders', '_id $in', { _id: { $in: [idOf('orders', 1), idOf('orders', 12)] } }, o('o1', 'o12')),
+
+  // Type bracketing on a field of mixed types (numbers, strings, a boolean, null, missing, an array).
+  match(
+    'orders',
+    '$gt 1 sees numbers and array elements only',
+    { priority: { $gt: 1 } },
+    o('o3', 'o5', 'o7', 'o10', 'o11'),
+  ),
+  match(
+    'orders',
+    '$lt 2 sees numbers and array elements only',
+    { priority: { $lt: 2 } },
+    o('o1', 'o7', 'o11'),
+  ),
+  match('orders', '$gte on a string sees strings only', { priority: { $gte: 'a' } }, o('o2')),
+  match('orders', '$lt on a string sees strings only', { priority: { $lt: 'a' } }, o('o8', 'o12')),
+  match(
+    'orders',
+    '$not $gt includes other types and missing',
+    { priority: { $not: { $gt: 1 } } },
+    o('o1', 'o2', 'o4', 'o6', 'o8', 'o9', 'o12'),
+  ),
+  match('orders', '$not $gt on totals', { total: { $not: { $gt: 50 } } }, o('o2', 'o3', 'o6', 'o10', 'o12')),
+
+  // null versus missing.
+  match('orders', 'null matches null and missing', { priority: null }, o('o6', 'o9')),
+  match(
+    'orders',
+    '$ne null excludes null and missing',
+    { priority: { $ne: null } },
+    o('o1', 'o2', 'o3', 'o4', 'o5', 'o7', 'o8', 'o10', 'o11', 'o12'),
+  ),
+  match('orders', '$exists false', { priority: { $exists: false } }, o('o9')),
+  match(
+    'orders',
+    '$exists true includes null',
+    { priority: { $exists: true } },
+    o('o1', 'o2', 'o3', 'o4', 'o5', 'o6', 'o7', 'o8', 'o10', 'o11', 'o12'),
+  ),
+  match(
+    'orders',
+    '$exists true on a sparse field',
+    { discount: { $exists: true } },
+    o('o1', 'o2', 'o4', 'o7', 'o11'),
+  ),
+  match(
+    'orders',
+    'null on a sparse field',
+    { discount: null },
+    o('o2', 'o3', 'o5', 'o6', 'o8', 'o9', 'o10', 'o12'),
+  ),
+  match('orders', '$type null is only an explicit null', { discount: { $type: 'null' } }, o('o2')),
+  match(
+    'orders',
+    'null date matches null and missing',
+    { shippedAt: null },
+    o('o3', 'o4', 'o6', 'o10', 'o11'),
+  ),
+  match(
+    'orders',
+    '$in with null matches missing',
+    { customer: { $in: ['c7', null] } },
+    o('o6', 'o7', 'o9', 'o12'),
+  ),
+  match('orders', 'empty string exists', { notes: { $exists: true } }, o('o6', 'o12')),
+  match('orders', 'empty string equality', { notes: '' }, o('o12')),
+
+  // $type.
+  match('orders', '$type string', { priority: { $type: 'string' } }, o('o2', 'o8', 'o12')),
+  match(
+    'orders',
+    '$type number matches array elements',
+    { priority: { $type: 'number' } },
+    o('o1', 'o3', 'o5', 'o7', 'o10', 'o11'),
+  ),
+  match('orders', '$type bool', { priority: { $type: 'bool' } }, o('o4')),
+  match('orders', '$type array', { priority: { $type: 'array' } }, o('o11')),
+  match('orders', '$type list', { priority: { $type: ['string', 'bool'] } }, o('o2', 'o4', 'o8', 'o12')),
+  match(
+    'orders',
+    '$type date',
+    { shippedAt: { $type: 'date' } },
+    o('o1', 'o2', 'o5', 'o7', 'o8', 'o9', 'o12'),
+  ),
+  match(
+    'orders',
+    '$type array on tags',
+    { tags: { $type: 'array' } },
+    o('o1', 'o2', 'o3', 'o4', 'o5', 'o7', 'o8', 'o9', 'o11'),
+  ),
+
+  // $in / $nin / $all / $size on arrays.
+  match('orders', '$in', { status: { $in: ['new', 'cancelled'] } }, o('o3', 'o4', 'o6', 'o10', 'o11')),
+  match(
+    'orders',
+    '$nin',
+    { status: { $nin: ['new', 'cancelled'] } },
+    o('o1', 'o2', 'o5', 'o7', 'o8', 'o9', 'o12'),
+  ),
+  match('orders', 'scalar matches an array element', { tags: 'express' }, o('o1', 'o4', 'o7', 'o8')),
+  match('orders', 'scalar matches a scalar field too', { tags: 'solo' }, o('o12')),
+  match('orders', '$in on an array field', { tags: { $in: ['bulk', 'split'] } }, o('o2', 'o7', 'o9')),
+  match(
+    'orders',
+    '$nin on an array field includes missing',
+    { tags: { $nin: ['gift'] } },
+    o('o2', 'o3', 'o4', 'o6', 'o7', 'o9', 'o10', 'o12'),
+  ),
+  match('orders', '$all', { tags: { $all: ['gift', 'express'] } }, o('o1', 'o8')),
+  match(
+    'orders',
+    'two equalities on one array field',
+    { $and: [{ tags: 'gift' }, { tags: 'express' }] },
+    o('o1', 'o8'),
+  ),
+  match('orders', '$size 2', { tags: { $size: 2 } }, o('o1', 'o4', 'o7')),
+  match('orders', '$size 0', { tags: { $size: 0 } }, o('o3')),
+  match('orders', 'empty array equality', { tags: [] }, o('o3')),
+  match('orders', 'whole array equality', { tags: ['gift'] }, o('o5', 'o11')),
+  match('orders', 'whole array equality is ordered', { tags: ['express', 'gift'] }, []),
+  match(
+    'orders',
+    'missing or empty',
+    { $or: [{ tags: { $exists: false } }, { tags: { $size: 0 } }] },
+    o('o3', 'o6', 'o10'),
+  ),
+  match('orders', '$exists false on tags', { tags: { $exists: false } }, o('o6', 'o10')),
+  match('orders', 'array index path', { 'tags.0': 'gift' }, o('o1', 'o5', 'o8', 'o11')),
+  match('orders', 'array index path $exists', { 'tags.1': { $exists: true } }, o('o1', 'o4', 'o7', 'o8')),
+  match('orders', 'scalar in an array-valued field', { customer: 'c1' }, o('o1', 'o3', 'o9')),
+  match(
+    'orders',
+    '$ne on an array-valued field',
+    { customer: { $ne: 'c1' } },
+    o('o2', 'o4', 'o5', 'o6', 'o7', 'o8', 'o10', 'o11', 'o12'),
+  ),
+  match('orders', '$size on a mostly scalar field', { customer: { $size: 2 } }, o('o9')),
+
+  // Dot paths into arrays of objects, and $elemMatch.
+  match('orders', 'dot path into array of objects', { 'items.sku': 'p1' }, o('o1', 'o3', 'o8')),
+  match('orders', 'dot path $gt', { 'items.qty': { $gt: 3 } }, o('o2', 'o7')),
+  match(
+    'orders',
+    'dot path with two bounds may use two elements',
+    { 'items.price': { $gt: 50, $lt: 20 } },
+    o('o1'),
+  ),
+  match(
+    'orders',
+    '$elemMatch needs one element for both bounds',
+    { items: { $elemMatch: { price: { $gt: 50, $lt: 20 } } } },
+    [],
+  ),
+  match(
+    'orders',
+    '$elemMatch on two fields',
+    { items: { $elemMatch: { sku: 'p1', qty: { $gte: 2 } } } },
+    o('o1', 'o8'),
+  ),
+  match(
+    'orders',
+    'two dot paths may match different elements',
+    { 'items.sku': 'p1', 'items.qty': 1 },
+    o('o1', 'o3', 'o8'),
+  ),
+  match(
+    'orders',
+    '$elemMatch with $in',
+    { items: { $elemMatch: { sku: { $in: ['p2', 'p6'] }, price: { $gte: 80 } } } },
+    o('o1', 'o5', 'o11'),
+  ),
+  match(
+    'orders',
+    '$elemMatch one condition',
+    { items: { $elemMatch: { qty: { $gte: 3 } } } },
+    o('o2', 'o4', 'o7', 'o8'),
+  ),
+  match('orders', '$size of array of objects', { items: { $size: 0 } }, o('o6')),
+  match('orders', 'index then field', { 'items.0.sku': 'p1' }, o('o1', 'o3', 'o8')),
+  match('orders', 'nested object field', { 'address.city': 'Paris' }, o('o1', 'o3', 'o5')),
+  match(
+    'orders',
+    'nested field missing',
+    { 'address.zip': { $exists: false } },
+    o('o2', 'o5', 'o6', 'o8', 'o10'),
+  ),
+  match('orders', 'whole embedded document equality', { address: { city: 'Lyon' } }, o('o2')),
+  {
+    ...match(
+      'orders',
+      'embedded document equality is field-ordered',
+      { address: { zip: '75001', city: 'Paris' } },
+      [],
+    ),
+    note: 'MongoDB compares embedded documents field by field in order; mingo ignores field order, so o1 matches in process',
+    inProcess: [{ no: 'o1' }],
+  },
+
+  // $regex.
+  match('orders', '$regex anchored', { 'address.zip': { $regex: '^10' } }, o('o4', 'o9', 'o12')),
+  match('orders', '$regex substring', { notes: { $regex: 'phone' } }, o('o6')),
+  match('orders', '$regex prefix', { status: { $regex: '^p' } }, o('o1', 'o5', 'o7', 'o9')),
+  match(
+    'orders',
+    '$regex case-insensitive',
+    { status: { $regex: '^S', $options: 'i' } },
+    o('o2', 'o8', 'o12'),
+  ),
+  match('orders', '$regex on array elements', { tags: { $regex: '^ex' } }, o('o1', 'o4', 'o7', 'o8')),
+
+  // Logical operators.
+  match(
+    'orders',
+    '$or',
+    { $or: [{ status: 'new' }, { total: { $gt: 200 } }] },
+    o('o3', 'o4', 'o6', 'o7', 'o10'),
+  ),
+  match('orders', '$and', { $and: [{ status: 'paid' }, { total: { $lt: 100 } }] }, o('o5', 'o9')),
+  match(
+    'orders',
+    '$nor',
+    { $nor: [{ status: 'paid' }, { status: 'shipped' }] },
+    o('o3', 'o4', 'o6', 'o10', 'o11'),
+  ),
+  match('orders', 'field and nested path', { status: 'paid', 'address.city': 'Berlin' }, o('o9')),
+
+  // $expr: aggregation comparison orders across types (null and missing below numbers).
+  match('orders', '$expr $eq', { $expr: { $eq: ['$status', 'paid'] } }, o('o1', 'o5', 'o7', 'o9')),
+  match(
+    'orders',
+    '$expr across fields with null arithmetic',
+    { $expr: { $gt: ['$total', { $multiply: ['$discount', 10] }] } },
+    o('o1', 'o2', 'o3', 'o5', 'o6', 'o7', 'o8', 'o9', 'o10', 'o12'),
+  ),
+  match(
+    'orders',
+    '$expr $lt orders null and missing first, strings after numbers',
+    { $expr: { $lt: ['$priority', 2] } },
+    o('o1', 'o6', 'o7', 'o9'),
+  ),
+  match(
+    'orders',
+    '$expr $in on a guarded array',
+    { $expr: { $in: ['express', { $cond: [{ $isArray: '$tags' }, '$tags', []] }] } },
+    o('o1', 'o4', 'o7', 'o8'),
+  ),
+  match(
+    'orders',
+    '$expr $and with $size',
+    { $expr: { $and: [{ $gte: ['$total', 50] }, { $eq: [{ $size: '$items' }, 1] }] } },
+    o('o4', 'o5', 'o7', 'o9', 'o11'),
+  ),
+  match(
+    'orders',
+    '$expr with $year',
+    { $expr: { $gt: [{ $year: '$createdAt' }, 2023] } },
+    o('o1', 'o2', 'o3', 'o4', 'o5', 'o6', 'o7', 'o8', 'o9', 'o10', 'o11', 'o12'),
+  ),
+  match('orders', '$expr with $month', { $expr: { $eq: [{ $month: '$createdAt' }, 4] } }, o('o7', 'o8')),
+  match(
+    'products',
+    '$expr comparing two fields, missing below numbers',
+    { $expr: { $gt: ['$stock', '$price'] } },
+    o('p1', 'p8', 'p9'),
+  ),
+
+  // Mixed types in one field.
+  match('mixed', '$gt 1 (numbers and array elements)', { v: { $gt: 1 } }, o('m4', 'm9')),
+  match('mixed', '$lte 1', { v: { $lte: 1 } }, o('m3', 'm5', 'm9')),
+  match('mixed', '$gte a (binary string order)', { v: { $gte: 'a' } }, o('m6', 'm13')),
+  match('mixed', '$lt a (uppercase sorts first)', { v: { $lt: 'a' } }, o('m7')),
+  match('mixed', '$type object', { v: { $type: 'object' } }, o('m8', 'm14')),
+  match('mixed', '$gt on embedded documents', { v: { $gt: { x: 0 } } }, o('m8', 'm14')),
+  match('mixed', 'null', { v: null }, o('m1', 'm2')),
+  match('mixed', '$in across types', { v: { $in: [1, 'a', true] } }, o('m3', 'm6', 'm9', 'm10')),
+  match('mixed', 'false is not null nor 0', { v: false }, o('m11')),
+  match('mixed', '$type bool', { v: { $type: 'bool' } }, o('m10', 'm11')),
+  match(
+    'mixed',
+    '$exists',
+    { v: { $exists: true } },
+    o('m1', 'm3', 'm4', 'm5', 'm6', 'm7', 'm8', 'm9', 'm10', 'm11', 'm12', 'm13', 'm14', 'm15'),
+  ),
+  match('mixed', 'date $gt sees dates only', { v: { $gt: date('2019-01-01T00:00:00Z') } }, o('m12')),
+  match('mixed', '$type date', { v: { $type: 'date' } }, o('m12')),
+  match('mixed', '$size 2', { v: { $size: 2 } }, o('m9')),
+  match('mixed', '$elemMatch on scalars', { v: { $elemMatch: { $gt: 1 } } }, o('m9')),
+  match('mixed', '$all on scalars', { v: { $all: [1, 2] } }, o('m9')),
+  match(
+    'mixed',
+    '$not $type number',
+    { v: { $not: { $type: 'number' } } },
+    o('m1', 'm2', 'm6', 'm7', 'm8', 'm10', 'm11', 'm12', 'm13', 'm14', 'm15'),
+  ),
+  match('mixed', 'empty array equality', { v: [] }, o('m15')),
+  match('mixed', '$type array', { v: { $type: 'array' } }, o('m9', 'm15')),
+
+  // Customers: nested objects, null parents, arrays of numbers, regex options.
+  match('customers', 'array of numbers $gt', { scores: { $gt: 90 } }, o('c2', 'c6')),
+  match(
+    'customers',
+    '$elemMatch range on numbers',
+    { scores: { $elemMatch: { $gte: 70, $lt: 80 } } },
+    o('c1', 'c4', 'c7'),
+  ),
+  match('customers', '$size 0', { scores: { $size: 0 } }, o('c3')),
+  match('customers', 'nested $in', { 'address.country': { $in: ['DE', 'ES'] } }, o('c3', 'c6', 'c7')),
+  match('customers', 'null parent object', { address: null }, o('c5')),
+  match('customers', 'path under a null parent is missing', { 'address.city': null }, o('c5')),
+  match('customers', 'deep path', { 'address.geo.lat': { $gt: 30 } }, o('c8')),
+  match(
+    'customers',
+    '$regex with i option',
+    { email: { $regex: 'example\\.com$', $options: 'i' } },
+    o('c1', 'c3', 'c4'),
+  ),
+  match('customers', '$regex case-sensitive', { email: { $regex: 'example\\.com$' } }, o('c1', 'c3')),
+  match(
+    'customers',
+    '$ne true includes missing',
+    { vip: { $ne: true } },
+    o('c2', 'c3', 'c4', 'c5', 'c7', 'c8'),
+  ),
+  match('customers', '$in and boolean', { tier: { $in: ['gold'] }, vip: true }, o('c1')),
+  match('customers', '$exists with null value', { phone: { $exists: true } }, o('c3', 'c4')),
+  match('customers', '$type string', { phone: { $type: 'string' } }, o('c4')),
+  match('customers', 'binary string order puts lowercase after Z', { name: { $gt: 'Z' } }, o('c4')),
+  match('customers', 'date $lt', { joinedAt: { $lt: date('2022-01-01T00:00:00Z') } }, o('c1', 'c2')),
+
+  // Products.
+  match('products', '$all one value', { tags: { $all: ['wood'] } }, o('p4', 'p5')),
+  match('products', 'nested $gte', { 'dims.w': { $gte: 15 } }, o('p2', 'p4', 'p6')),
+  match('products', 'nested object missing', { dims: { $exists: false } }, o('p5', 'p7', 'p9')),
+  match('products', 'numbers only, not numeric strings', { rating: { $gte: 4 } }, o('p1', 'p2', 'p5')),
+  match('products', '$type string', { rating: { $type: 'string' } }, o('p6')),
+  match('products', '$exists false', { stock: { $exists: false } }, o('p7')),
+  match('products', 'zero equality', { stock: 0 }, o('p2')),
+  match('products', 'null category', { category: null }, o('p9')),
+  match('products', '$size 0', { related: { $size: 0 } }, o('p6')),
+  match('products', 'element of related', { related: 'p4' }, o('p3', 'p5', 'p7')),
+  match(
+    'products',
+    '$ne true',
+    { discontinued: { $ne: true } },
+    o('p1', 'p2', 'p3', 'p4', 'p5', 'p6', 'p7', 'p9'),
+  ),
+  match('products', '$regex character class', { name: { $regex: '^[a-z]' } }, o('p8')),
+  match('products', '$mod', { price: { $mod: [25, 0] } }, o('p2', 'p4', 'p5')),
+];
