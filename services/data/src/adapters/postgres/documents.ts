@@ -17,12 +17,13 @@ import type {
 } from '../../ports';
 import { uniquePaths, type CollectionDef } from '../../domain/collections/collection';
 import type { DocumentId } from '../../domain/documents/document-id';
-import type { Condition, DocumentQuery } from '../../domain/documents/query';
+import { and, type Condition, type DocumentQuery } from '../../domain/documents/query';
 import { applySet, getPath } from '../../domain/documents/schema-validation';
 import type { Stage } from '../../domain/aggregation/validate-pipeline';
 import { runPipeline } from '../pipeline-engine';
 import type { PgCollectionCatalogue } from './catalogue';
 import { reviveDates } from './dates';
+import { pushableMatch } from './match-pushdown';
 import { Params, conditionSql, keysetSql, orderBySql } from './sql';
 
 interface Row {
@@ -249,7 +250,10 @@ class PgDocumentCollection implements DocumentCollection {
       const others = new Map<string, Record<string, unknown>[]>();
       for (const name of joinedCollections(pipeline))
         if (!others.has(name)) others.set(name, await this.readScope(name, scope(name), bounds));
-      const input = await this.readScope(this.name, scope(this.name), bounds);
+      // The leading $match narrows what is read (it is still applied exactly in-process).
+      const pushed = pushableMatch(pipeline);
+      const own = pushed ? and(scope(this.name), pushed) : scope(this.name);
+      const input = await this.readScope(this.name, own, bounds);
       return runPipeline(input, pipeline, others, bounds);
     } catch (e) {
       throw queryError(e);

@@ -34,10 +34,13 @@ function segments(field: string): string[] {
   return field.split('.');
 }
 
-/** `$."a"."b"`: a jsonpath to a field (names are validated upstream; quoting keeps them literal). */
-function jsonPath(field: string): string {
+/**
+ * `$."a"."b"`: a jsonpath to a field (names are validated upstream; quoting keeps them literal).
+ * A numeric segment is an array index or an object key in MongoDB: `asIndex` reads it as an index.
+ */
+function jsonPath(field: string, asIndex = false): string {
   return `$${segments(field)
-    .map((s) => `.${JSON.stringify(s)}`)
+    .map((s) => (asIndex && /^\d+$/.test(s) ? `[${s}]` : `.${JSON.stringify(s)}`))
     .join('')}`;
 }
 
@@ -58,8 +61,12 @@ export function fieldJson(field: string, params: Params): string {
 }
 
 function pathExists(field: string, filter: string | undefined, params: Params): string {
-  const path = filter === undefined ? jsonPath(field) : `${jsonPath(field)} ? (${filter})`;
-  return `(body @? ${params.add(path)}::jsonpath)`;
+  const one = (asIndex: boolean) => {
+    const path = filter === undefined ? jsonPath(field, asIndex) : `${jsonPath(field, asIndex)} ? (${filter})`;
+    return `(body @? ${params.add(path)}::jsonpath)`;
+  };
+  // `items.0.sku`: the first element's sku, or the key "0" of an object.
+  return /(^|\.)\d+(\.|$)/.test(field) ? `(${one(false)} OR ${one(true)})` : one(false);
 }
 
 /** JavaScript regex syntax where POSIX ARE differs; what cannot be translated is refused. */

@@ -6,6 +6,7 @@ import { and, visibility } from '../documents/filters';
 import { parseBool } from '../documents/list-query';
 import type { Condition } from '../documents/query';
 import { rowView } from '../documents/views';
+import { reviveExtendedJson } from './extended-json';
 import { validatePipeline, type Stage } from './validate-pipeline';
 
 export const AGGREGATION_MAX_ROWS = 1000;
@@ -56,6 +57,6 @@ export async function aggregate(
   const rows = await deps.documents
     .forProject(caller.projectId)
     .collection(name)
-    .aggregate(pipeline as Stage[], (c) => scopes.get(c) as Condition, bounds);
+    .aggregate(reviveExtendedJson(pipeline) as Stage[], (c) => scopes.get(c) as Condition, bounds);
   return rows.map(rowView);
 }
