@@ -35,7 +35,16 @@ async function admin<T>(work: (c: Client) => Promise<T>): Promise<T> {
 export async function freshPostgresDatabase(prefix: string, migrationsDir: string): Promise<TestDatabase> {
   await requireInfra('postgres');
   const name = uniqueDbName(prefix).toLowerCase();
-  await admin((c) => c.query(`CREATE DATABASE "${name}"`));
+  // As the stack creates them: binary string order, as MongoDB orders strings.
+  await admin((c) =>
+    c
+      .query(
+        `CREATE DATABASE "${name}" TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C.UTF-8' LC_CTYPE 'C.UTF-8'`,
+      )
+      .catch(() =>
+        c.query(`CREATE DATABASE "${name}" TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'`),
+      ),
+  );
   const url = withDatabase(infra.postgresAdminUrl, name);
   const logger = createLogger(`${prefix}-migrate`, 'silent');
   await migratePostgres(url, migrationsDir, logger);

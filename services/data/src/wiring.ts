@@ -39,6 +39,16 @@ async function wirePostgres(
   const { PgOutboxRelay } = await import('@baas/common/postgres');
   const { PgCollectionCatalogue } = await import('./adapters/postgres/catalogue');
   const { PgDocumentStore } = await import('./adapters/postgres/documents');
+  // Strings sort by the database's collation; MongoDB's order is the binary one.
+  const { rows } = await store.pool.query<{ collation: string }>(
+    'SELECT datcollate AS collation FROM pg_database WHERE datname = current_database()',
+  );
+  const collation = rows[0]?.collation ?? '';
+  if (!/^(C|POSIX|C\.UTF-?8)$/i.test(collation))
+    opts.logger.warn(
+      { collation },
+      'the database collation is not C: strings will not sort in MongoDB order (create it with LC_COLLATE C.UTF-8)',
+    );
   const relay = new PgOutboxRelay(store.pool, opts.publisher, opts.logger, {
     intervalMs: opts.outboxIntervalMs ?? 1000,
   });

@@ -40,6 +40,11 @@ describe('unsafeKeys', () => {
     expect(unsafeKeys({ a: { $gt: 1 } })).toHaveLength(1);
     expect(unsafeKeys({ 'a.b': 1 })).toHaveLength(1);
     expect(unsafeKeys({ a: [{ ok: 1 }] })).toEqual([]);
+    for (const bad of ['userId\uFEFF', 'a\tb', 'a\u200bb', 'a\u202eb', '', 'k'.repeat(257)])
+      expect(unsafeKeys({ nested: { [bad]: 1 } })).toEqual([
+        { path: `nested.${bad}`, message: expect.any(String) },
+      ]);
+    expect(unsafeKeys({ ['k'.repeat(256)]: 1 })).toEqual([]);
     let deep: Record<string, unknown> = {};
     for (let i = 0; i < 12; i++) deep = { d: deep };
     expect(unsafeKeys(deep).length).toBeGreaterThan(0);

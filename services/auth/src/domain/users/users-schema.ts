@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ErrorDetail } from '@baas/common';
+import { fieldNameProblem, type ErrorDetail } from '@baas/common';
 import { RESERVED_FIELDS } from './user';
 
 /** The contract's schema form: `{ key, type, required?, unique?, fields?, items? }`. */
@@ -124,9 +124,13 @@ export function validateProfile(
   return out;
 }
 
+/** Profiles are small: nested less deeply than documents may be. */
 const MAX_DEPTH = 8;
 
-/** Keys that would be operators or paths in the database are refused at any depth. */
+/**
+ * Keys that would be operators or paths in the database, or that no store should hold (the
+ * platform's field-name rules: controls, zero-width and bidi characters...), at any depth.
+ */
 export function unsafeKeys(value: unknown, path = '', depth = 0): ErrorDetail[] {
   if (depth > MAX_DEPTH) return [{ path: path || '(body)', message: `nesting deeper than ${MAX_DEPTH}` }];
   if (Array.isArray(value)) return value.flatMap((v, i) => unsafeKeys(v, `${path}.${i}`, depth + 1));
@@ -134,8 +138,8 @@ export function unsafeKeys(value: unknown, path = '', depth = 0): ErrorDetail[] 
   const out: ErrorDetail[] = [];
   for (const [k, v] of Object.entries(value)) {
     const p = path ? `${path}.${k}` : k;
-    if (k.startsWith('$') || k.includes('.') || k.includes('\0') || k === '__proto__' || k.length > 128)
-      out.push({ path: p, message: 'field names may not start with $ or contain dots' });
+    const problem = fieldNameProblem(k) ?? (k.includes('.') ? "field names may not contain '.'" : undefined);
+    if (problem) out.push({ path: p, message: problem });
     else out.push(...unsafeKeys(v, p, depth + 1));
   }
   return out;

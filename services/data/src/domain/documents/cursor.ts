@@ -24,7 +24,7 @@ function encodeValue(v: unknown): unknown {
 
 function decodeValue(v: unknown): unknown {
   if (typeof v === 'object' && v !== null && !Array.isArray(v) && Object.keys(v).length === 1 && '$d' in v) {
-    const t = (v).$d;
+    const t = v.$d;
     if (typeof t !== 'number' || !Number.isSafeInteger(t)) throw new Error('date');
     return new Date(t);
   }
