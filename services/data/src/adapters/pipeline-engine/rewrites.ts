@@ -4,6 +4,9 @@ import { specObject, type Stage } from './context';
 
 const literal = (v: unknown) => ({ $literal: v });
 
+/** The `_id` of the group of values outside every `$bucket` boundary when there is no default. */
+export const OUTSIDE_BOUNDARIES = '\u0000outside $bucket boundaries\u0000';
+
 function typeBracket(v: unknown): string {
   if (typeof v === 'number') return 'number';
   if (v instanceof Date) return 'date';
@@ -43,7 +46,9 @@ export function bucketAsGroup(rawSpec: unknown): Stage[] {
     case: { $and: [{ $gte: [groupBy, literal(lower)] }, { $lt: [groupBy, literal(bounds[i + 1])] }] },
     then: literal(lower),
   }));
-  const key = { $switch: hasDefault ? { branches, default: literal(spec.default) } : { branches } };
+  // Without a default, MongoDB fails on a value outside the boundaries; mingo's $switch would give
+  // null, so such values are keyed by a marker the runner turns into the error.
+  const key = { $switch: { branches, default: literal(hasDefault ? spec.default : OUTSIDE_BOUNDARIES) } };
   return [{ $group: { _id: key, ...(output ?? { count: { $sum: 1 } }) } }, { $sort: { _id: 1 } }];
 }
 

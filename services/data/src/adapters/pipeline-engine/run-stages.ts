@@ -4,8 +4,8 @@ import { engineErrors } from './budget';
 import { runMingo, type RunContext, type Stage } from './context';
 import { densifyCount, unwindCount, windowElements } from './estimates';
 import { facet, graphLookup, lookup, unionWith } from './joins';
-import { bucketAsGroup, sortByCountAsGroup } from './rewrites';
-import { addFields, count, sample } from './simple-stages';
+import { bucketAsGroup, OUTSIDE_BOUNDARIES, sortByCountAsGroup } from './rewrites';
+import { addFields, count, densify, sample } from './simple-stages';
 import { sortDocuments } from './sort';
 
 /** Stages whose output is never larger than their input: no need to measure it again. */
@@ -58,8 +58,12 @@ function runStage(docs: Doc[], name: string, spec: unknown, ctx: RunContext): Do
       return unionWith(docs, spec, ctx, runStages);
     case '$facet':
       return facet(docs, spec, ctx, runStages);
-    case '$bucket':
-      return runStages(docs, bucketAsGroup(spec), ctx);
+    case '$bucket': {
+      const rows = runStages(docs, bucketAsGroup(spec), ctx);
+      if (rows.some((r) => r._id === OUTSIDE_BOUNDARIES))
+        throw engineErrors.failed('$bucket found a value outside its boundaries and has no default');
+      return rows;
+    }
     case '$sortByCount':
       return runStages(docs, sortByCountAsGroup(spec), ctx);
     case '$sort':
@@ -81,7 +85,7 @@ function runStage(docs: Doc[], name: string, spec: unknown, ctx: RunContext): Do
       break;
     case '$densify':
       budget.documents(densifyCount(docs, spec), '$densify');
-      break;
+      return densify(docs, spec, ctx);
     case '$setWindowFields':
       budget.documents(docs.length + windowElements(docs, spec, ctx), '$setWindowFields');
       return runMingo(docs, { $setWindowFields: spec }, ctx, true);

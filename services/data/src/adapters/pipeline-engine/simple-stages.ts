@@ -3,9 +3,11 @@ import { engineErrors } from './budget';
 import { runMingo, specObject, type RunContext } from './context';
 
 /**
- * Stages evaluated here because mingo's answer differs from MongoDB's: `$count` of nothing is no
- * row (mingo: a count of 0), `$sample` draws distinct documents (mingo: with replacement), and
- * `$addFields`/`$set` with a dotted path through an array set the field in every element.
+ * Stages evaluated (or finished) here because mingo's answer differs from MongoDB's: `$count` of
+ * nothing is no row (mingo: a count of 0), `$sample` draws distinct documents (mingo: with
+ * replacement), `$addFields`/`$set` with a dotted path through an array set the field in every
+ * element, `$densify` with explicit bounds fills up to the upper bound (mingo stops at the
+ * largest value present).
  */
 
 export function count(docs: Doc[], spec: unknown): Doc[] {
@@ -59,4 +61,62 @@ export function addFields(docs: Doc[], name: string, rawSpec: unknown, ctx: RunC
     });
     return out;
   });
+}
+
+const UNIT_MS: Record<string, number> = {
+  millisecond: 1,
+  second: 1_000,
+  minute: 60_000,
+  hour: 3_600_000,
+  day: 86_400_000,
+  week: 604_800_000,
+};
+const UNIT_MONTHS: Record<string, number> = { month: 1, quarter: 3, year: 12 };
+
+function stepFrom(v: number | Date, step: number, unit: unknown): number | Date {
+  if (typeof v === 'number') return v + step;
+  const u = String(unit);
+  if (u in UNIT_MONTHS) {
+    const d = new Date(v.getTime());
+    d.setUTCMonth(d.getUTCMonth() + step * (UNIT_MONTHS[u] as number));
+    return d;
+  }
+  return new Date(v.getTime() + step * (UNIT_MS[u] ?? 1));
+}
+
+const valueOf = (v: unknown): number | undefined =>
+  typeof v === 'number' ? v : v instanceof Date ? v.getTime() : undefined;
+
+export function densify(docs: Doc[], rawSpec: unknown, ctx: RunContext): Doc[] {
+  const out = runMingo(docs, { $densify: rawSpec }, ctx);
+  const spec = specObject(rawSpec, '$densify');
+  const range = isPlainObject(spec.range) ? spec.range : {};
+  const bounds = range.bounds;
+  const field = spec.field;
+  const step = range.step;
+  if (!Array.isArray(bounds) || typeof field !== 'string' || typeof step !== 'number' || step <= 0)
+    return out;
+  const [lower, upper] = bounds as [number | Date, number | Date];
+  const fields = Array.isArray(spec.partitionByFields) ? (spec.partitionByFields as string[]) : [];
+  // The largest value per partition, then every step of the grid from the lower bound beyond it.
+  const last = new Map<string, { max: number; doc: Doc }>();
+  for (const doc of out) {
+    const v = valueOf(doc[field]);
+    if (v === undefined) continue;
+    const key = JSON.stringify(fields.map((f) => doc[f]));
+    const seen = last.get(key);
+    if (!seen || v > seen.max) last.set(key, { max: v, doc });
+  }
+  const tail: Doc[] = [];
+  const upperValue = valueOf(upper) as number;
+  for (const { max, doc } of last.values()) {
+    let next = lower;
+    while ((valueOf(next) as number) <= max) next = stepFrom(next, step, range.unit);
+    for (; (valueOf(next) as number) < upperValue; next = stepFrom(next, step, range.unit)) {
+      const generated: Doc = { [field]: next };
+      for (const f of fields) generated[f] = doc[f];
+      tail.push(generated);
+    }
+  }
+  return tail.length === 0 ? out : [...out, ...tail];
 }

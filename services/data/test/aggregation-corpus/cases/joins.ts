@@ -116,7 +116,7 @@ export const lookupCases: CorpusCase[] = [
     'orders',
     '$lookup pipeline with let: $expr equality does not match array elements',
     [
-      only('o1', 'o6', 'o9'),
+      only('o1', 'o6', 'o7', 'o9'),
       {
         $lookup: {
           from: 'customers',
@@ -130,6 +130,7 @@ export const lookupCases: CorpusCase[] = [
     [
       { no: 'o1', cust: ['Ada'] },
       { no: 'o6', cust: [] },
+      { no: 'o7', cust: [] },
       { no: 'o9', cust: [] },
     ],
   ),

@@ -241,6 +241,18 @@ export const windowCases: CorpusCase[] = [
   ),
   unordered(
     'readings',
+    '$densify explicit bounds beyond the data',
+    [
+      { $match: { sensor: 'A' } },
+      { $densify: { field: 'seq', range: { step: 1, bounds: [0, 8] } } },
+      { $match: { no: { $exists: false } } },
+      { $project: { _id: 0, seq: 1 } },
+    ],
+    [0, 3, 6, 7].map((seq) => ({ seq })),
+    'explicit bounds fill the whole [lower, upper) grid; mingo alone stops at the largest value present (5)',
+  ),
+  unordered(
+    'readings',
     '$densify dates by the hour per partition',
     [
       {
