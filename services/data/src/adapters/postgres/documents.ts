@@ -93,6 +93,39 @@ class PgDocumentCollection implements DocumentCollection {
     if (quotaLimit <= 0) return 'quota_exceeded';
     const def = await this.def();
     const { _id, isDeleted, deletedAt, createdAt, updatedAt, ...body } = doc;
+    const row = [
+      this.projectId,
+      this.name,
+      _id,
+      JSON.stringify(body),
+      isDeleted,
+      deletedAt,
+      createdAt,
+      updatedAt,
+    ];
+    if (uniquePaths(def?.schema ?? null).length === 0) {
+      // The common case in one statement (one round trip, atomic as a statement is): the quota
+      // row is taken or nothing is written, then the document, then its events.
+      const { rows } = await this.ctx.pool.query<{ n: number }>(
+        `WITH counted AS (
+           INSERT INTO project_document_counts AS c (project_id, documents) VALUES ($1, 1)
+           ON CONFLICT (project_id) DO UPDATE SET documents = c.documents + 1 WHERE c.documents < $9
+           RETURNING 1
+         ), inserted AS (
+           INSERT INTO documents (project_id, collection, id, body, is_deleted, deleted_at, created_at, updated_at)
+           SELECT $1, $2, $3, $4::jsonb, $5::boolean, $6::timestamptz, $7::timestamptz, $8::timestamptz
+           WHERE EXISTS (SELECT 1 FROM counted)
+           RETURNING 1
+         ), events AS (
+           INSERT INTO outbox (event) SELECT unnest($10::jsonb[]) WHERE EXISTS (SELECT 1 FROM inserted)
+         )
+         SELECT count(*)::int AS n FROM inserted`,
+        [...row, quotaLimit, events.map((e) => JSON.stringify(e))],
+      );
+      if (rows[0]?.n !== 1) return 'quota_exceeded';
+      if (events.length > 0) this.ctx.afterCommit();
+      return 'inserted';
+    }
     const outcome = await withTransaction(this.ctx.pool, async (tx) => {
       // The quota row is the project's write lock for the count: exact across replicas.
       const counted = await tx.query(
@@ -105,7 +138,7 @@ class PgDocumentCollection implements DocumentCollection {
       await tx.query(
         `INSERT INTO documents (project_id, collection, id, body, is_deleted, deleted_at, created_at, updated_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-        [this.projectId, this.name, _id, JSON.stringify(body), isDeleted, deletedAt, createdAt, updatedAt],
+        row,
       );
       await this.claimUnique(tx, def, _id, doc);
       await appendOutbox(tx, events);

@@ -58,8 +58,10 @@ export async function listDocuments(
   }
 
   const skip = (q.pagination.page - 1) * q.limit;
-  const total = await coll.count(where);
-  const items = skip >= total ? [] : await coll.find({ where, sort: q.sort, skip, limit: q.limit });
+  const [total, items] = await Promise.all([
+    coll.count(where),
+    coll.find({ where, sort: q.sort, skip, limit: q.limit }),
+  ]);
   const more = skip + items.length < total;
   return {
     items: items.map(documentView),
