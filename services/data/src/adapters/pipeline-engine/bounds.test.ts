@@ -1,5 +1,5 @@
 import { ObjectId } from 'mongodb';
-import { evaluatePipeline, runPipeline, type EngineBounds, type Stage } from '.';
+import { approxBytes, evaluatePipeline, runPipeline, type EngineBounds, type Stage } from '.';
 
 type Doc = Record<string, unknown>;
 
@@ -146,6 +146,14 @@ describe('pipeline engine bounds', () => {
   describe('maxWorkingBytes', () => {
     const wide = docs(20, (i) => ({ i, s: 'x'.repeat(100), tags: ['a', 'b', 'c'] }));
     const pipeline: Stage[] = [{ $unwind: '$tags' }, { $addFields: { t: { $concat: ['$s', '$s'] } } }];
+
+    it('bounds the size of the input, before any stage runs', () => {
+      const size = approxBytes(wide);
+      expect(runPipeline(wide, [{ $limit: 1 }], none, { ...roomy, maxWorkingBytes: size })).toHaveLength(1);
+      expect(
+        failure(() => runPipeline(wide, [{ $limit: 1 }], none, { ...roomy, maxWorkingBytes: size - 1 })),
+      ).toMatchObject({ status: 400, code: 'AGGREGATION_TOO_COSTLY' });
+    });
 
     it('accepts a run at exactly its peak size and refuses one byte less', () => {
       const { usage } = evaluatePipeline(wide, pipeline, none, roomy);

@@ -28,7 +28,11 @@ export function evaluatePipeline(
 ): { rows: Doc[]; usage: EngineUsage } {
   const budget = new Budget(bounds, options.clock ?? (() => performance.now()));
   budget.documents(input.length, 'input');
-  for (const docs of collections.values()) budget.documents(docs.length, 'joined collection');
+  budget.measure(input, 'input');
+  for (const docs of collections.values()) {
+    budget.documents(docs.length, 'joined collection');
+    budget.measure(docs, 'joined collection');
+  }
   refuseScripts(pipeline);
   const rows = runStages(input, pipeline, {
     budget,
