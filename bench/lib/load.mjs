@@ -1,0 +1,73 @@
+// The load client, the same for every system: autocannon, 20 connections, keep-alive, no
+// pipelining, a warm-up run that is not counted, then a measured run bounded in time and in
+// requests. Every non-2xx answer and every connection error is counted and reported.
+import autocannon from 'autocannon';
+
+export const LOAD = {
+  connections: 20,
+  pipelining: 1,
+  /** request timeout (s): a slower answer is an error, not a long wait */
+  timeout: 10,
+};
+
+/**
+ * A scenario: one base URL and a request builder. `next(i)` returns `{ path, method?, body? }`
+ * for the i-th request of a connection (rotating ids, tags, cursors), so every connection walks
+ * different documents.
+ */
+function requestsFor(scenario) {
+  return [
+    {
+      setupRequest(req, context) {
+        context.i = (context.i ?? Math.floor(Math.random() * 1e6)) + 1;
+        const r = scenario.next(context.i);
+        req.path = r.path;
+        req.method = r.method ?? 'GET';
+        if (r.body !== undefined) {
+          req.body = JSON.stringify(r.body);
+          req.headers = { ...req.headers, 'content-type': 'application/json' };
+        } else {
+          delete req.body;
+        }
+        return req;
+      },
+    },
+  ];
+}
+
+function run(scenario, seconds, maxRequests) {
+  return autocannon({
+    url: scenario.baseUrl,
+    headers: scenario.headers,
+    connections: LOAD.connections,
+    pipelining: LOAD.pipelining,
+    timeout: LOAD.timeout,
+    duration: seconds,
+    maxOverallRequests: maxRequests,
+    requests: requestsFor(scenario),
+  });
+}
+
+function summarize(r) {
+  const total = r['1xx'] + r['2xx'] + r['3xx'] + r['4xx'] + r['5xx'];
+  const statuses = Object.fromEntries(
+    Object.entries(r.statusCodeStats ?? {}).map(([code, v]) => [code, Number(v.count)]),
+  );
+  return {
+    requests: total,
+    seconds: r.duration,
+    rps: total / r.duration,
+    latencyMs: { mean: r.latency.mean, p50: r.latency.p50, p99: r.latency.p99, max: r.latency.max },
+    non2xx: r.non2xx,
+    errors: r.errors,
+    timeouts: r.timeouts,
+    statuses,
+  };
+}
+
+/** Warm-up (discarded, but its non-2xx are kept for the report), then the measured run. */
+export async function measure(scenario, { warmupSeconds, seconds, maxRequests }) {
+  const warm = summarize(await run(scenario, warmupSeconds, maxRequests));
+  const result = summarize(await run(scenario, seconds, maxRequests));
+  return { ...result, warmupNon2xx: warm.non2xx, warmupErrors: warm.errors };
+}
