@@ -8,6 +8,8 @@ import type { AddressInfo } from 'node:net';
 export class TcpProxy {
   private server: net.Server | undefined;
   private readonly sockets = new Set<net.Socket>();
+  private readonly pairs = new Set<[net.Socket, net.Socket]>();
+  private stalled = false;
   port = 0;
 
   constructor(
@@ -17,14 +19,18 @@ export class TcpProxy {
 
   async start(port = 0): Promise<number> {
     this.server = net.createServer((client) => {
+      this.track(client);
+      // Stalled: the connection is accepted and then nothing ever answers.
+      if (this.stalled) return;
       const upstream = net.connect(this.targetPort, this.targetHost);
-      for (const s of [client, upstream]) {
-        this.sockets.add(s);
-        s.on('close', () => this.sockets.delete(s));
-        s.on('error', () => s.destroy());
-      }
+      this.track(upstream);
+      const pair: [net.Socket, net.Socket] = [client, upstream];
+      this.pairs.add(pair);
       client.pipe(upstream).pipe(client);
-      client.on('close', () => upstream.destroy());
+      client.on('close', () => {
+        upstream.destroy();
+        this.pairs.delete(pair);
+      });
       upstream.on('close', () => client.destroy());
     });
     await new Promise<void>((resolve) => this.server!.listen(port, '127.0.0.1', resolve));
@@ -32,10 +38,17 @@ export class TcpProxy {
     return this.port;
   }
 
+  private track(s: net.Socket): void {
+    this.sockets.add(s);
+    s.on('close', () => this.sockets.delete(s));
+    s.on('error', () => s.destroy());
+  }
+
   /** Drops every connection and refuses new ones, as if the dependency went away. */
   async cut(): Promise<void> {
     const s = this.server;
     this.server = undefined;
+    this.stalled = false;
     for (const sock of this.sockets) sock.destroy();
     if (s) await new Promise<void>((resolve) => s.close(() => resolve()));
   }
@@ -43,5 +56,25 @@ export class TcpProxy {
   /** Comes back on the same port. */
   async restore(): Promise<void> {
     await this.start(this.port);
+  }
+
+  /**
+   * Lets nothing through and answers nothing, without closing or refusing anything: a partition
+   * that drops packets, where only timeouts tell the client.
+   */
+  stall(): void {
+    this.stalled = true;
+    for (const [client, upstream] of this.pairs) {
+      client.unpipe(upstream);
+      upstream.unpipe(client);
+      client.pause();
+      upstream.pause();
+    }
+  }
+
+  /** The network heals: held bytes flow on (as TCP retransmits them). */
+  unstall(): void {
+    this.stalled = false;
+    for (const [client, upstream] of this.pairs) client.pipe(upstream).pipe(client);
   }
 }

@@ -45,6 +45,9 @@ describe('toAppError', () => {
     expect(toAppError(new Error('timeout exceeded when trying to connect'))).toMatchObject({ status: 503 });
     expect(toAppError(new Error('Connection terminated unexpectedly'))).toMatchObject({ status: 503 });
   });
+  it('maps a statement the server never answered (a silent partition) to 503', () => {
+    expect(toAppError(new Error('Query read timeout'))).toMatchObject({ status: 503 });
+  });
   it('maps a statement over its time budget to 504', () => {
     expect(
       toAppError(Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' })),

@@ -35,8 +35,12 @@ const UNAVAILABLE_CODES = new Set([
  * (55P03).
  */
 const PG_UNAVAILABLE = /^(08...|57P0[1-4]|53...|40001|40P01|55P03)$/;
-/** node-postgres' own errors for a pool that cannot get a connection, or one that broke. */
-const PG_UNAVAILABLE_MESSAGES = /^(timeout exceeded when trying to connect|Connection terminated)/;
+/**
+ * node-postgres' own errors for a pool that cannot get a connection, one that broke, or a
+ * statement the server never answered (query_timeout: the server is unreachable).
+ */
+const PG_UNAVAILABLE_MESSAGES =
+  /^(timeout exceeded when trying to connect|Connection terminated|Query read timeout)/;
 /** A statement cancelled by its `statement_timeout`: the query is over its time budget. */
 const PG_QUERY_CANCELED = '57014';
 

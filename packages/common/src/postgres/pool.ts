@@ -14,14 +14,22 @@ export function createPostgresPool(
   logger: Logger,
   overrides: Partial<PoolConfig> = {},
 ): Pool {
+  // Guards every statement; user-driven queries set a tighter one themselves.
+  const statementTimeout = overrides.statement_timeout ?? 30_000;
   const pool = new Pool({
     connectionString: url,
     application_name: appName,
     max: 20,
     connectionTimeoutMillis: 5000,
     idleTimeoutMillis: 30_000,
-    // Guards every statement; user-driven queries set a tighter one themselves.
-    statement_timeout: 30_000,
+    statement_timeout: statementTimeout,
+    // The server cancels a slow statement itself (a 504). This client-side limit fires only when
+    // the server cannot answer at all, as in a partition that drops packets: without it the
+    // request would hang until TCP gives up, minutes later.
+    query_timeout: statementTimeout ? statementTimeout + QUERY_TIMEOUT_MARGIN_MS : undefined,
+    // Finds connections that died silently while they sat idle in the pool.
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
     lock_timeout: 10_000,
     idle_in_transaction_session_timeout: 60_000,
     ...overrides,
@@ -29,6 +37,14 @@ export function createPostgresPool(
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', (err) => logger.warn({ err }, 'idle PostgreSQL connection failed'));
   return pool;
+}
+
+/** How long past its statement_timeout a statement may go unanswered before the client gives up. */
+const QUERY_TIMEOUT_MARGIN_MS = 5000;
+
+/** node-postgres' error for a statement the server never answered (see `query_timeout`). */
+function isUnanswered(e: unknown): boolean {
+  return e instanceof Error && e.message === 'Query read timeout';
 }
 
 /** Connects and proves the server answers (a boot-time failure names the database). */
@@ -109,11 +125,14 @@ export async function withTransaction<T>(
       await client.query('COMMIT');
       return result;
     } catch (e) {
-      try {
-        await client.query('ROLLBACK');
-      } catch {
-        broken = true;
-      }
+      // An unanswered statement still occupies the connection: a ROLLBACK would wait behind it.
+      if (isUnanswered(e)) broken = true;
+      else
+        try {
+          await client.query('ROLLBACK');
+        } catch {
+          broken = true;
+        }
       // A statement on a lost connection fails with "not queryable"; the cause says why, and
       // is what the error handler recognises as a 503.
       const cause = lostWith() ?? e;

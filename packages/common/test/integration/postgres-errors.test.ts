@@ -101,6 +101,36 @@ describe('PostgreSQL errors through the service error handler', () => {
     expect((await get('/readyz')).status).toBe(200);
   });
 
+  it('answers 503 when PostgreSQL stops answering (packets dropped), instead of hanging, and recovers', async () => {
+    const silent = new TcpProxy('127.0.0.1', Number(new URL(infra.postgresAdminUrl).port || 5432));
+    const port = await silent.start();
+    // A tight statement budget keeps the client's own limit (budget + margin) short for the test.
+    const pool = createPostgresPool(via(db.url, port), 'pg-silent', logger, {
+      statement_timeout: 1000,
+      connectionTimeoutMillis: 1000,
+    });
+    const app = buildApp(pool);
+    await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(app.address() as AddressInfo).port}`;
+      const status = (path: string) => fetch(url + path).then((r) => r.status);
+      // Connections in the pool first, so the statements below go to open connections.
+      expect(await Promise.all([status('/read'), status('/read')])).toEqual([200, 200]);
+      silent.stall();
+      // Open connections whose server is silent, and new connections nobody answers.
+      expect(
+        await Promise.all([status('/read'), status('/write'), status('/read'), status('/read')]),
+      ).toEqual([503, 503, 503, 503]);
+      silent.unstall();
+      await until(async () => (await status('/read')) === 200, 10_000, 'reads to succeed again');
+      expect(await status('/write')).toBe(200);
+    } finally {
+      await new Promise((resolve) => app.close(resolve));
+      await pool.end();
+      await silent.cut();
+    }
+  });
+
   it('answers 503, not 500, when nothing listens on the database port', async () => {
     const closed = new TcpProxy('127.0.0.1', 9);
     const port = await closed.start();
