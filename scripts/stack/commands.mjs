@@ -8,7 +8,7 @@ import { DEFAULT_ADMIN_URL, ensurePostgres } from './postgres.mjs';
 import { acquireLock, isOurs, readPidRecord, recordedNames, stopAll } from './processes.mjs';
 import { loadSecrets } from './secrets.mjs';
 import { printServiceDiagnostics, runBuild, startServices, waitReady } from './services.mjs';
-import { chooseStore, databaseUrls, recordedStore } from './store.mjs';
+import { chooseStore, recordedStore, storeDatabases } from './store.mjs';
 import { HOST, StackError, fail, httpStatus, log, mkdirs, parseEnvFile, readText, tcpOpen } from './util.mjs';
 
 const SERVICE_NAMES_REVERSED = [...SERVICES].reverse().map((s) => s.name);
@@ -25,16 +25,9 @@ function chooseMode() {
 
 /** The database server of the store, and each data-owning service's DATABASE_URL on it. */
 async function nativeDatabases(store, ep, secrets) {
-  if (store === 'mongodb') {
-    const server = { host: HOST, port: ep.mongoPort };
-    return {
-      store,
-      urls: databaseUrls(store, server, secrets),
-      mongoUrl: `mongodb://${HOST}:${ep.mongoPort}`,
-    };
-  }
+  if (store === 'mongodb') return storeDatabases(store, { host: HOST, port: ep.mongoPort }, secrets);
   const pg = await ensurePostgres(secrets);
-  return { store, urls: databaseUrls(store, pg, secrets), adminUrl: pg.adminUrl };
+  return storeDatabases(store, pg, secrets, pg.adminUrl);
 }
 
 export async function cmdUp(infraOnly) {

@@ -20,7 +20,7 @@ import { writeStackEnv } from './env.mjs';
 import { ensureBucketOrFail } from './infra.mjs';
 import { loadSecrets } from './secrets.mjs';
 import { waitReady } from './services.mjs';
-import { databaseUrls, recordedStore } from './store.mjs';
+import { recordedStore, storeDatabases } from './store.mjs';
 import { HOST, fail, freePort, log, mkdirs, parseEnvFile, readText, tcpOpen, writeEnvFile } from './util.mjs';
 
 export function dockerAvailable() {
@@ -93,17 +93,9 @@ export function compose(store, args, env, opts = {}) {
 
 /** What clients on this machine use: the published ports, each service's database as its role. */
 function hostDatabases(store, ep, secrets) {
-  if (store === 'mongodb') {
-    const server = { host: HOST, port: ep.mongoPort };
-    return {
-      store,
-      urls: databaseUrls(store, server, secrets),
-      mongoUrl: `mongodb://${HOST}:${ep.mongoPort}`,
-    };
-  }
-  const server = { host: HOST, port: ep.postgresPort };
+  if (store === 'mongodb') return storeDatabases(store, { host: HOST, port: ep.mongoPort }, secrets);
   const adminUrl = `postgres://postgres:${encodeURIComponent(secrets.POSTGRES_PASSWORD)}@${HOST}:${ep.postgresPort}/postgres`;
-  return { store, urls: databaseUrls(store, server, secrets), adminUrl };
+  return storeDatabases(store, { host: HOST, port: ep.postgresPort }, secrets, adminUrl);
 }
 
 /** @param {'postgres' | 'mongodb'} store */

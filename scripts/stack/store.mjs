@@ -40,3 +40,18 @@ export function databaseUrls(store, server, secrets) {
   }
   return out;
 }
+
+/**
+ * What the stack hands out about the store: each service's DATABASE_URL, and the server's own URL
+ * for clients and tests (`MONGO_URL`, or `POSTGRES_ADMIN_URL` as given).
+ * @param {'postgres' | 'mongodb'} store
+ * @param {{host: string, port: number}} server
+ * @param {Record<string, string>} secrets
+ * @param {string} [adminUrl]  PostgreSQL: a role that may create roles and databases
+ */
+export function storeDatabases(store, server, secrets, adminUrl) {
+  const urls = databaseUrls(store, server, secrets);
+  return store === 'mongodb'
+    ? { store, urls, mongoUrl: `mongodb://${server.host}:${server.port}` }
+    : { store, urls, adminUrl };
+}
