@@ -4,12 +4,14 @@ import { Socket } from 'node:net';
  * Integration tests use the real servers. When one is not reachable the test fails with what
  * to start; it never skips.
  */
+const TEST_STORE: 'mongodb' | 'postgres' = process.env.TEST_STORE === 'mongodb' ? 'mongodb' : 'postgres';
+
 export const infra = {
   mongoUrl: process.env.MONGO_URL ?? 'mongodb://127.0.0.1:27017',
   /** A role that may create databases: each suite gets a database of its own. */
   postgresAdminUrl: process.env.POSTGRES_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
   /** Which store the integration tier runs the services' adapters on (CI runs both). */
-  store: (process.env.TEST_STORE === 'mongodb' ? 'mongodb' : 'postgres') as 'mongodb' | 'postgres',
+  store: TEST_STORE,
   natsUrl: process.env.NATS_URL ?? 'nats://127.0.0.1:4222',
   redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
   s3Endpoint: process.env.S3_ENDPOINT ?? 'http://127.0.0.1:7070',
@@ -73,4 +75,18 @@ export function uniqueDbName(prefix: string): string {
 /** The database server the integration tier's store needs (TEST_STORE). */
 export function storeNeed(): Need {
   return infra.store === 'mongodb' ? 'mongo' : 'postgres';
+}
+
+/**
+ * `describe` for a suite about one store's adapters (MongoDB's outbox in documents, say): it runs
+ * in that store's pass of the tiers (TEST_STORE; CI runs both), and in the other pass says on the
+ * console where it runs instead.
+ */
+export function describeOnStore(store: 'mongodb' | 'postgres', name: string, fn: () => void): void {
+  if (infra.store === store) {
+    describe(name, fn);
+    return;
+  }
+  console.warn(`Runs in the TEST_STORE=${store} pass, not this one (${infra.store}): ${name}`);
+  describe.skip(name, fn);
 }

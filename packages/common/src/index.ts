@@ -12,6 +12,7 @@ export * from './http/body';
 export * from './events/catalogue';
 export * from './events/envelope';
 export * from './events/bus';
+export * from './events/relay-loop';
 export * from './events/idempotency';
 export * from './validation';
 export * from './user-tokens';

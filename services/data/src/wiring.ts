@@ -1,6 +1,7 @@
 import type { Collection, Document } from 'mongodb';
 import {
   KeyedMutex,
+  trustedProjectId,
   type AccessTokenVerifier,
   type EventPublisher,
   type Logger,
@@ -69,31 +70,36 @@ async function wireMongo(
   const { MongoCollectionCatalogue } = await import('./adapters/mongo/catalogue');
   const { MongoDocumentStore, detectAggregationMode } = await import('./adapters/mongo/documents');
   const { MongoDocumentQuota } = await import('./adapters/mongo/quota');
+  const { MongoPendingIndex } = await import('./adapters/mongo/pending-index');
+  const { MarkedOutboxRelay } = await import('./adapters/mongo/relay');
   const locks = new KeyedMutex();
   const catalogue = new MongoCollectionCatalogue(store.db, locks);
   await catalogue.ensureIndexes();
-  const relayRef: { current?: InstanceType<typeof OutboxRelay> } = {};
-  const documents = new MongoDocumentStore(store.client, store.db.databaseName, catalogue, {
+  const pending = new MongoPendingIndex(store.db);
+  await pending.ensureIndexes();
+  // The kernel's relay publishes the catalogue's events and single documents right after a write.
+  const inner = new OutboxRelay({
+    collections: () => [catalogue.coll as unknown as Collection<Document>],
+    publisher: opts.publisher,
+    logger: opts.logger,
+  });
+  const documents = new MongoDocumentStore(store.client, store.db.databaseName, {
     locks,
     quota: new MongoDocumentQuota(store.db, locks),
     aggregation: await detectAggregationMode(store.client),
     maxTimeMS: opts.limits.queryMaxTimeMs,
-    afterWrite: (coll, id) => void relayRef.current?.relayOne(coll, id),
+    pending,
+    afterWrite: (coll, id) => void inner.relayOne(coll, id),
     onPurgeError: (projectId, collection, err) =>
-      opts.logger.error({ err, projectId, collection }, 'trash purge failed for one collection; continuing'),
+      opts.logger.error({ err, projectId, collection }, 'trash purge failed for one document; continuing'),
   });
-  const relay = new OutboxRelay({
-    collections: async () => [
-      catalogue.coll as unknown as Collection<Document>,
-      ...(await catalogue.all()).map(({ projectId, name }) =>
-        documents.forProject(projectId).mongoCollection(name),
-      ),
-    ],
-    publisher: opts.publisher,
-    logger: opts.logger,
-    intervalMs: opts.outboxIntervalMs ?? 10_000,
-  });
-  relayRef.current = relay;
+  const relay = new MarkedOutboxRelay(
+    inner,
+    pending,
+    (projectId, name) => documents.forProject(trustedProjectId(projectId)).mongoCollection(name),
+    opts.logger,
+    opts.outboxIntervalMs ?? 10_000,
+  );
   return {
     deps: { catalogue, documents, tokens: opts.tokens, limits: opts.limits },
     relay,

@@ -13,7 +13,7 @@ import {
   type EventEnvelope,
 } from '../../src';
 import { MongoProcessedEvents, OutboxRelay, purgeWithEvents, pushEvents, withEvents } from '../../src/mongo';
-import { infra, requireInfra, uniqueDbName } from '../../../../test/support/infra';
+import { describeOnStore, infra, requireInfra, uniqueDbName } from '../../../../test/support/infra';
 
 const logger = createLogger('test', 'silent');
 let mongo: MongoClient;
@@ -32,140 +32,142 @@ async function until(cond: () => boolean, ms = 5000): Promise<void> {
   }
 }
 
-beforeAll(async () => {
-  await requireInfra('mongo', 'nats');
-  mongo = await MongoClient.connect(infra.mongoUrl);
-  db = mongo.db(uniqueDbName('events'));
-  nc = await connectNats(infra.natsUrl, 'events-test', logger);
-  bus = await JetStreamBus.create(nc, logger);
-});
-
-afterAll(async () => {
-  await nc?.drain();
-  await mongo?.close();
-});
-
-describe('outbox relay and JetStream bus', () => {
-  it('publishes an event recorded with an insert exactly once and clears it from the document', async () => {
-    const projectId = pid();
-    const received: EventEnvelope[] = [];
-    const handle = await bus.consume({
-      durable: durable('insert'),
-      types: ['project.created'],
-      handler: async (e) => void (e.projectId === projectId && received.push(e)),
-    });
-    const coll = db.collection('things');
-    const event = createEvent('project.created', projectId, { name: 'x' });
-    const { insertedId } = await coll.insertOne(withEvents({ name: 'x' }, [event]));
-    const relay = new OutboxRelay({ collections: () => [coll], publisher: bus, logger });
-    await relay.flush();
-    // A second relay (another replica, or a restart before the $pull) publishes again: deduplicated.
-    await bus.publish(event);
-    await until(() => received.length >= 1);
-    await new Promise((r) => setTimeout(r, 300));
-    expect(received.map((e) => e.id)).toEqual([event.id]);
-    expect(await coll.findOne({ _id: insertedId })).not.toHaveProperty('_outbox');
-    await handle.stop();
+describeOnStore('mongodb', 'outbox in documents (MongoDB) and the JetStream bus', () => {
+  beforeAll(async () => {
+    await requireInfra('mongo', 'nats');
+    mongo = await MongoClient.connect(infra.mongoUrl);
+    db = mongo.db(uniqueDbName('events'));
+    nc = await connectNats(infra.natsUrl, 'events-test', logger);
+    bus = await JetStreamBus.create(nc, logger);
   });
 
-  it('publishes an event pushed with an update and deletes a purged document after relaying it', async () => {
-    const projectId = pid();
-    const received: string[] = [];
-    const handle = await bus.consume({
-      durable: durable('update'),
-      types: ['document.updated', 'document.purged'],
-      handler: async (e) => void (e.projectId === projectId && received.push(e.type)),
-    });
-    const coll = db.collection('docs');
-    const { insertedId } = await coll.insertOne({ v: 1 });
-    await coll.updateOne(
-      { _id: insertedId },
-      pushEvents({ $set: { v: 2 } }, [
-        createEvent('document.updated', projectId, { collection: 'docs', documentId: String(insertedId) }),
-      ]),
-    );
-    const relay = new OutboxRelay({ collections: () => [coll], publisher: bus, logger });
-    await relay.relayOne(coll, insertedId);
-    await until(() => received.length === 1);
-    await coll.updateOne(
-      { _id: insertedId },
-      purgeWithEvents([
-        createEvent('document.purged', projectId, { collection: 'docs', documentId: String(insertedId) }),
-      ]),
-    );
-    await relay.flush();
-    await until(() => received.length === 2);
-    expect(received).toEqual(['document.updated', 'document.purged']);
-    expect(await coll.findOne({ _id: insertedId })).toBeNull();
-    await handle.stop();
+  afterAll(async () => {
+    await nc?.drain();
+    await mongo?.close();
   });
 
-  it('relays events left behind by a crash on the next periodic pass', async () => {
-    const projectId = pid();
-    const received: string[] = [];
-    const handle = await bus.consume({
-      durable: durable('crash'),
-      types: ['project.deleted'],
-      handler: async (e) => void (e.projectId === projectId && received.push(e.id)),
+  describe('outbox relay and JetStream bus', () => {
+    it('publishes an event recorded with an insert exactly once and clears it from the document', async () => {
+      const projectId = pid();
+      const received: EventEnvelope[] = [];
+      const handle = await bus.consume({
+        durable: durable('insert'),
+        types: ['project.created'],
+        handler: async (e) => void (e.projectId === projectId && received.push(e)),
+      });
+      const coll = db.collection('things');
+      const event = createEvent('project.created', projectId, { name: 'x' });
+      const { insertedId } = await coll.insertOne(withEvents({ name: 'x' }, [event]));
+      const relay = new OutboxRelay({ collections: () => [coll], publisher: bus, logger });
+      await relay.flush();
+      // A second relay (another replica, or a restart before the $pull) publishes again: deduplicated.
+      await bus.publish(event);
+      await until(() => received.length >= 1);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(received.map((e) => e.id)).toEqual([event.id]);
+      expect(await coll.findOne({ _id: insertedId })).not.toHaveProperty('_outbox');
+      await handle.stop();
     });
-    const coll = db.collection('crashed');
-    // The write happened, the process died before relaying: only the document knows.
-    const event = createEvent('project.deleted', projectId, {});
-    await coll.insertOne(withEvents({ tombstone: true }, [event]));
-    const relay = new OutboxRelay({ collections: () => [coll], publisher: bus, logger, intervalMs: 50 });
-    relay.start();
-    await until(() => received.length === 1);
-    await relay.stop();
-    expect(received).toEqual([event.id]);
-    await handle.stop();
-  });
 
-  it('redelivers a failed event with backoff and dead-letters it after maxDeliver attempts', async () => {
-    const projectId = pid();
-    const name = durable('poison');
-    let attempts = 0;
-    const handle = await bus.consume({
-      durable: name,
-      types: ['project.updated'],
-      maxDeliver: 3,
-      backoffMs: [50],
-      handler: async (e) => {
-        if (e.projectId !== projectId) return;
-        attempts++;
-        throw new Error('boom');
-      },
+    it('publishes an event pushed with an update and deletes a purged document after relaying it', async () => {
+      const projectId = pid();
+      const received: string[] = [];
+      const handle = await bus.consume({
+        durable: durable('update'),
+        types: ['document.updated', 'document.purged'],
+        handler: async (e) => void (e.projectId === projectId && received.push(e.type)),
+      });
+      const coll = db.collection('docs');
+      const { insertedId } = await coll.insertOne({ v: 1 });
+      await coll.updateOne(
+        { _id: insertedId },
+        pushEvents({ $set: { v: 2 } }, [
+          createEvent('document.updated', projectId, { collection: 'docs', documentId: String(insertedId) }),
+        ]),
+      );
+      const relay = new OutboxRelay({ collections: () => [coll], publisher: bus, logger });
+      await relay.relayOne(coll, insertedId);
+      await until(() => received.length === 1);
+      await coll.updateOne(
+        { _id: insertedId },
+        purgeWithEvents([
+          createEvent('document.purged', projectId, { collection: 'docs', documentId: String(insertedId) }),
+        ]),
+      );
+      await relay.flush();
+      await until(() => received.length === 2);
+      expect(received).toEqual(['document.updated', 'document.purged']);
+      expect(await coll.findOne({ _id: insertedId })).toBeNull();
+      await handle.stop();
     });
-    await bus.publish(createEvent('project.updated', projectId, { changed: ['x'] }));
-    await until(() => attempts === 3);
-    const jsm = await jetstreamManager(nc);
-    let found = false;
-    await until(() => found, 3000).catch(() => undefined);
-    const msg = await jsm.streams.getMessage(DLQ_STREAM, { last_by_subj: `baas.dlq.${name}` });
-    found = msg !== null;
-    expect(found).toBe(true);
-    expect(msg?.json<EventEnvelope>().projectId).toBe(projectId);
-    await new Promise((r) => setTimeout(r, 300));
-    expect(attempts).toBe(3);
-    await handle.stop();
-  });
 
-  it('gives a redelivered event one effect through the processed-events store', async () => {
-    const store = new MongoProcessedEvents(db);
-    let effects = 0;
-    const handler = idempotent(store, 'c1', async () => void effects++);
-    const e = createEvent('user.deleted', pid(), { userId: 'u' });
-    await handler(e);
-    await handler(e);
-    expect(effects).toBe(1);
-    // A failed attempt releases its claim so the redelivery runs it.
-    let fail = true;
-    const flaky = idempotent(store, 'c2', async () => {
-      if (fail) throw new Error('transient');
-      effects++;
+    it('relays events left behind by a crash on the next periodic pass', async () => {
+      const projectId = pid();
+      const received: string[] = [];
+      const handle = await bus.consume({
+        durable: durable('crash'),
+        types: ['project.deleted'],
+        handler: async (e) => void (e.projectId === projectId && received.push(e.id)),
+      });
+      const coll = db.collection('crashed');
+      // The write happened, the process died before relaying: only the document knows.
+      const event = createEvent('project.deleted', projectId, {});
+      await coll.insertOne(withEvents({ tombstone: true }, [event]));
+      const relay = new OutboxRelay({ collections: () => [coll], publisher: bus, logger, intervalMs: 50 });
+      relay.start();
+      await until(() => received.length === 1);
+      await relay.stop();
+      expect(received).toEqual([event.id]);
+      await handle.stop();
     });
-    await expect(flaky(e)).rejects.toThrow('transient');
-    fail = false;
-    await flaky(e);
-    expect(effects).toBe(2);
+
+    it('redelivers a failed event with backoff and dead-letters it after maxDeliver attempts', async () => {
+      const projectId = pid();
+      const name = durable('poison');
+      let attempts = 0;
+      const handle = await bus.consume({
+        durable: name,
+        types: ['project.updated'],
+        maxDeliver: 3,
+        backoffMs: [50],
+        handler: async (e) => {
+          if (e.projectId !== projectId) return;
+          attempts++;
+          throw new Error('boom');
+        },
+      });
+      await bus.publish(createEvent('project.updated', projectId, { changed: ['x'] }));
+      await until(() => attempts === 3);
+      const jsm = await jetstreamManager(nc);
+      let found = false;
+      await until(() => found, 3000).catch(() => undefined);
+      const msg = await jsm.streams.getMessage(DLQ_STREAM, { last_by_subj: `baas.dlq.${name}` });
+      found = msg !== null;
+      expect(found).toBe(true);
+      expect(msg?.json<EventEnvelope>().projectId).toBe(projectId);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(attempts).toBe(3);
+      await handle.stop();
+    });
+
+    it('gives a redelivered event one effect through the processed-events store', async () => {
+      const store = new MongoProcessedEvents(db);
+      let effects = 0;
+      const handler = idempotent(store, 'c1', async () => void effects++);
+      const e = createEvent('user.deleted', pid(), { userId: 'u' });
+      await handler(e);
+      await handler(e);
+      expect(effects).toBe(1);
+      // A failed attempt releases its claim so the redelivery runs it.
+      let fail = true;
+      const flaky = idempotent(store, 'c2', async () => {
+        if (fail) throw new Error('transient');
+        effects++;
+      });
+      await expect(flaky(e)).rejects.toThrow('transient');
+      fail = false;
+      await flaky(e);
+      expect(effects).toBe(2);
+    });
   });
 });

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import http from 'node:http';
 import { randomBytes, randomUUID } from 'node:crypto';
 import path from 'node:path';
-import { MongoClient, ObjectId } from 'mongodb';
+import { MongoClient, ObjectId, type Db, type Document } from 'mongodb';
 import { SignJWT, createLocalJWKSet, exportJWK, generateKeyPair } from 'jose';
 import type { NatsConnection } from '@nats-io/nats-core';
 import {
@@ -37,8 +37,15 @@ export interface StoreProbe {
   pendingEvents(projectId: ProjectId, collection: string, id: string): Promise<number>;
   projectLeftovers(projectId: ProjectId): Promise<number>;
   storedField(projectId: ProjectId, collection: string, id: string, field: string): Promise<unknown>;
+  /** MongoDB only: the service's own database, and a raw write into a project's collection. */
+  mongoDb(): Db;
+  insertRaw(projectId: ProjectId, collection: string, doc: Document): Promise<void>;
   close(): Promise<void>;
 }
+
+const mongoOnly = (): never => {
+  throw new Error('this probe is for the MongoDB store');
+};
 
 async function postgresStore(prefix: string): Promise<{ store: ServiceStore; probe: StoreProbe }> {
   const db = await freshPostgresDatabase(prefix, MIGRATIONS);
@@ -73,6 +80,8 @@ async function postgresStore(prefix: string): Promise<{ store: ServiceStore; pro
             [p, c, id, f],
           )
         )?.v,
+      mongoDb: mongoOnly,
+      insertRaw: mongoOnly,
       close: () => db.drop(),
     },
   };
@@ -112,6 +121,8 @@ async function mongoStore(
             .collection(c)
             .findOne({ _id: new ObjectId(id) })
         )?.[f],
+      mongoDb: () => client.db(dbName),
+      insertRaw: async (p, c, doc) => void (await projectDb(p).collection(c).insertOne(doc)),
       close: async () => {
         const dbs = (await client.db('admin').admin().listDatabases()).databases.map((d) => d.name);
         for (const name of dbs)

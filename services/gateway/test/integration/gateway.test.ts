@@ -1,7 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
-import { MongoClient } from 'mongodb';
 import { Redis } from 'ioredis';
 import type { NatsConnection } from '@nats-io/nats-core';
 import {
@@ -9,16 +8,17 @@ import {
   connectNats,
   createLogger,
   createServiceApp,
+  JetStreamBus,
   requireGatewayAssertion,
   verifyAssertion,
+  type Closer,
 } from '@baas/common';
-import { requireInfra, infra, uniqueDbName } from '../../../../test/support/infra';
+import { requireInfra, infra } from '../../../../test/support/infra';
+import { openTestStore, type TestStore } from '../../../auth/test/integration/harness';
+import { loadAuthConfig } from '../../../auth/src/config';
+import { wireAuth } from '../../../auth/src/wiring';
 import { adminProjectRoutes } from '../../../auth/src/http/admin-projects.routes';
 import { internalRoutes } from '../../../auth/src/http/internal.routes';
-import {
-  MongoProjectRepository,
-  objectIdGenerator,
-} from '../../../auth/src/adapters/mongo-project-repository';
 import { NatsCacheInvalidator } from '../../../auth/src/adapters/nats-cache-invalidator';
 import { createApp } from '../../src/app';
 import { AuthProjectDirectory } from '../../src/adapters/auth-project-directory';
@@ -27,14 +27,15 @@ import { RedisRateLimiter } from '../../src/adapters/redis-rate-limiter';
 import { subscribeInvalidations } from '../../src/adapters/nats-invalidation';
 
 /**
- * The gateway against real Redis, NATS and a real auth service (FerretDB/MongoDB), with an echo
+ * The gateway against real Redis, NATS and a real auth service (on the store TEST_STORE names), with an echo
  * server standing in for a backend service so the forwarded request can be inspected.
  */
 const logger = createLogger('test', 'silent');
 const secret = randomBytes(32).toString('base64url');
 const adminToken = randomBytes(24).toString('base64url');
 const servers: http.Server[] = [];
-let mongo: MongoClient;
+let authStore: TestStore;
+let authClosers: Closer[] = [];
 let nc: NatsConnection;
 let redis: Redis;
 let deadRedis: Redis;
@@ -78,8 +79,7 @@ let authUrl: string;
 let echoUrl: string;
 
 beforeAll(async () => {
-  await requireInfra('mongo', 'nats', 'redis');
-  mongo = await MongoClient.connect(infra.mongoUrl);
+  await requireInfra('nats', 'redis');
   nc = await connectNats(infra.natsUrl, 'gateway-test', logger);
   redis = new Redis(infra.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 0 });
   await new Promise((r) => redis.once('ready', r));
@@ -90,14 +90,19 @@ beforeAll(async () => {
     retryStrategy: () => null,
   });
   deadRedis.on('error', () => undefined);
-  const db = mongo.db(uniqueDbName('gw_auth'));
-  const projects = new MongoProjectRepository(db);
-  await projects.ensureIndexes();
+  authStore = await openTestStore('gw_auth');
+  const wired = await wireAuth(
+    authStore.store,
+    loadAuthConfig({ INTERNAL_ASSERTION_SECRET: secret, DATABASE_URL: authStore.url }),
+    logger,
+    await JetStreamBus.create(nc, logger),
+  );
+  authClosers = wired.closers;
   // The auth service's project and key routes, as the auth app mounts them.
   const projectDeps = {
-    projects,
+    projects: wired.projects,
     invalidator: new NatsCacheInvalidator(nc),
-    ids: objectIdGenerator,
+    ids: wired.projectIds,
     defaults: { storageBytes: 100, documents: 100, mailMonthly: 100 },
   };
   const auth = createServiceApp({ service: 'auth', logger, readiness: [] });
@@ -123,7 +128,8 @@ afterAll(async () => {
   await nc?.drain();
   redis?.disconnect();
   deadRedis?.disconnect();
-  await mongo?.close();
+  for (const c of authClosers) await c.close();
+  await authStore?.close();
 });
 
 async function call(

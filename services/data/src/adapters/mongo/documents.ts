@@ -23,9 +23,9 @@ import { uniquePaths, type CollectionDef } from '../../domain/collections/collec
 import type { DocumentId } from '../../domain/documents/document-id';
 import type { Condition, DocumentQuery } from '../../domain/documents/query';
 import type { Stage } from '../../domain/aggregation/validate-pipeline';
-import { runPipeline } from '../pipeline-engine';
-import type { MongoCollectionCatalogue } from './catalogue';
+import { capped, runPipeline } from '../pipeline-engine';
 import type { MongoDocumentQuota } from './quota';
+import type { MongoPendingIndex } from './pending-index';
 import { securePipeline } from './secure-pipeline';
 import { fromDb, keysetFilter, liveFilter, toDb, toSort } from './translate';
 import type { KeyedMutex } from '@baas/common';
@@ -127,6 +127,8 @@ export interface MongoDocumentsContext {
   afterWrite: (coll: Collection<Document>, id: ObjectId) => void;
   /** A collection the purge could not sweep: reported, and the sweep goes on with the others. */
   onPurgeError: (projectId: ProjectId, collection: string, err: unknown) => void;
+  /** Which documents hold pending events or sit in the trash (background work visits only those). */
+  pending: MongoPendingIndex;
 }
 
 class MongoDocumentCollection implements DocumentCollection {
@@ -141,6 +143,7 @@ class MongoDocumentCollection implements DocumentCollection {
     if (!(await this.ctx.quota.reserve(this.projectId, quotaLimit))) return 'quota_exceeded';
     const stored = toDb(doc);
     try {
+      await this.ctx.pending.markOutbox(this.projectId, this.coll.collectionName, doc._id);
       await this.coll.insertOne(withEvents(stored, events));
     } catch (e) {
       await this.ctx.quota.release(this.projectId, 1);
@@ -197,6 +200,13 @@ class MongoDocumentCollection implements DocumentCollection {
       // No projection: FerretDB does not implement one on findAndModify; fromDb drops bookkeeping.
       // FerretDB does not isolate updates: writes of one document (and the outbox relay's) queue.
       const id = idOf(where);
+      if (id) {
+        // Markers first: a crash after them leaves a harmless marker, never an unmarked write.
+        const name = this.coll.collectionName;
+        await this.ctx.pending.markOutbox(this.projectId, name, id.toHexString());
+        if (set.isDeleted === true && set.deletedAt instanceof Date)
+          await this.ctx.pending.markTrash(this.projectId, name, id.toHexString(), set.deletedAt);
+      }
       const write = () =>
         this.coll.findOneAndUpdate(filter, pushEvents({ $set: set }, events), { returnDocument: 'after' });
       updated = id ? await this.ctx.locks.run(documentLockKey(this.coll, id), write) : await write();
@@ -205,6 +215,12 @@ class MongoDocumentCollection implements DocumentCollection {
       throw writeError(e);
     }
     if (!updated) return null;
+    if (set.isDeleted === false)
+      await this.ctx.pending.unmarkTrash(
+        this.projectId,
+        this.coll.collectionName,
+        (updated._id as ObjectId).toHexString(),
+      );
     this.ctx.afterWrite(this.coll, updated._id as ObjectId);
     return fromDb(updated);
   }
@@ -240,7 +256,8 @@ class MongoDocumentCollection implements DocumentCollection {
       const others = new Map<string, Record<string, unknown>[]>();
       for (const name of joinedCollections(pipeline))
         if (!others.has(name)) others.set(name, await read(name));
-      return runPipeline(await read(this.coll.collectionName), pipeline, others, bounds);
+      // At most maxOutputRows rows, as the native path's closing $limit gives.
+      return runPipeline(await read(this.coll.collectionName), capped(pipeline, bounds), others, bounds);
     } catch (e) {
       throw queryError(e);
     }
@@ -330,11 +347,13 @@ class MongoProjectDocuments implements ProjectDocuments {
       if ((e as { code?: number }).code !== 26) throw e;
     });
     if (count > 0) await this.ctx.quota.release(this.projectId, count);
+    await this.ctx.pending.removeCollection(this.projectId, name);
   }
 
   async dropAll(): Promise<void> {
     await this.db.dropDatabase();
     await this.ctx.quota.drop(this.projectId);
+    await this.ctx.pending.removeProject(this.projectId);
   }
 }
 
@@ -347,7 +366,6 @@ export class MongoDocumentStore implements DocumentStore {
     private readonly client: MongoClient,
     /** The service's database: each project's documents go to `<db>_p_<projectId>`. */
     private readonly dbPrefix: string,
-    private readonly catalogue: MongoCollectionCatalogue,
     private readonly ctx: MongoDocumentsContext,
   ) {}
 
@@ -363,53 +381,43 @@ export class MongoDocumentStore implements DocumentStore {
     return this.ctx.quota.used(projectId);
   }
 
+  /** Visits only the trash index (trashed before the cutoff), never every collection. */
   async purgeTrash(
     olderThan: Date,
     limit: number,
     eventsFor: (projectId: ProjectId, collection: string, id: DocumentId) => EventEnvelope[],
   ): Promise<PurgeResult> {
+    const markers = await this.ctx.pending.trashedBefore(olderThan, limit + 1);
     let processed = 0;
-    let more = false;
-    for (const { projectId, name } of await this.catalogue.all()) {
-      const budget = limit - processed;
-      if (budget <= 0) {
-        more = true;
-        break;
-      }
+    for (const m of markers.slice(0, limit)) {
       try {
-        const r = await this.purgeCollection(projectId, name, olderThan, budget, eventsFor);
-        processed += r.processed;
-        if (r.more) more = true;
+        if (await this.purgeOne(m.projectId, m.collection, m.id as DocumentId, olderThan, eventsFor))
+          processed++;
+        await this.ctx.pending.dropTrash(m);
       } catch (err) {
-        // One collection that cannot be swept never stops the sweep for every other tenant.
-        this.ctx.onPurgeError(projectId, name, err);
+        // One document that cannot be purged never stops the purge for every other tenant.
+        this.ctx.onPurgeError(m.projectId, m.collection, err);
       }
     }
-    return { processed, more };
+    return { processed, more: markers.length > limit };
   }
 
-  private async purgeCollection(
+  private async purgeOne(
     projectId: ProjectId,
     name: string,
+    id: DocumentId,
     olderThan: Date,
-    budget: number,
     eventsFor: (projectId: ProjectId, collection: string, id: DocumentId) => EventEnvelope[],
-  ): Promise<PurgeResult> {
+  ): Promise<boolean> {
     const coll = this.forProject(projectId).mongoCollection(name);
-    const eligible = { isDeleted: true, deletedAt: { $lt: olderThan }, [PURGE_FIELD]: { $ne: true } };
-    const candidates = await coll
-      .find(eligible, { projection: { _id: 1 } })
-      .limit(budget + 1)
-      .toArray();
-    let processed = 0;
-    for (const { _id } of candidates.slice(0, budget)) {
-      const id = _id.toHexString() as DocumentId;
-      const r = await coll.updateOne({ ...eligible, _id }, purgeWithEvents(eventsFor(projectId, name, id)));
-      if (r.modifiedCount !== 1) continue;
-      processed++;
-      await this.ctx.quota.release(projectId, 1);
-      this.ctx.afterWrite(coll, _id);
-    }
-    return { processed, more: candidates.length > budget };
+    const _id = new ObjectId(id);
+    // The document decides: a marker left by a crash or a restore purges nothing.
+    const eligible = { _id, isDeleted: true, deletedAt: { $lt: olderThan }, [PURGE_FIELD]: { $ne: true } };
+    await this.ctx.pending.markOutbox(projectId, name, id);
+    const r = await coll.updateOne(eligible, purgeWithEvents(eventsFor(projectId, name, id)));
+    if (r.modifiedCount !== 1) return false;
+    await this.ctx.quota.release(projectId, 1);
+    this.ctx.afterWrite(coll, _id);
+    return true;
   }
 }

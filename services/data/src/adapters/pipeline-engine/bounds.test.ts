@@ -249,7 +249,7 @@ describe('pipeline engine bounds', () => {
           runPipeline(docs(5), pipeline, none, { ...roomy, timeMs: used - 1 }, { clock: ticking().clock }),
         ),
       ).toMatchObject({
-        status: 400,
+        status: 504,
         code: 'QUERY_TIMEOUT',
       });
     });

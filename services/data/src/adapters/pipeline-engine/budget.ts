@@ -27,12 +27,13 @@ export type Clock = () => number;
 
 /**
  * Every limit in one place. Codes: time over budget is 400 QUERY_TIMEOUT (the code the MongoDB
- * adapter gives a `maxTimeMS` expiry), too many or too large working documents are 400
+ * adapter gives a `maxTimeMS` expiry: 504), too many or too large working documents are 400
  * AGGREGATION_TOO_COSTLY, too many result rows 413 PAYLOAD_TOO_LARGE.
  */
 export const engineErrors = {
+  // The server's time budget ran out: a 504, as for a statement over its timeout, not the client's mistake.
   timeout: (ms: number) =>
-    errors.badRequest('QUERY_TIMEOUT', `The aggregation took longer than its budget of ${ms} ms`),
+    new AppError(504, 'QUERY_TIMEOUT', `The aggregation took longer than its budget of ${ms} ms`),
   tooManyDocuments: (max: number, where: string) =>
     errors.badRequest(
       'AGGREGATION_TOO_COSTLY',

@@ -54,3 +54,8 @@ export function runPipeline(
 ): Doc[] {
   return evaluatePipeline(input, pipeline, collections, bounds, options).rows;
 }
+
+/** The pipeline with the result cap every store applies: the first `maxOutputRows` rows. */
+export function capped(pipeline: Stage[], bounds: { maxOutputRows: number }): Stage[] {
+  return [...pipeline, { $limit: bounds.maxOutputRows }];
+}

@@ -20,7 +20,7 @@ import type { DocumentId } from '../../domain/documents/document-id';
 import { and, type Condition, type DocumentQuery } from '../../domain/documents/query';
 import { applySet, getPath } from '../../domain/documents/schema-validation';
 import type { Stage } from '../../domain/aggregation/validate-pipeline';
-import { runPipeline } from '../pipeline-engine';
+import { capped, runPipeline } from '../pipeline-engine';
 import type { PgCollectionCatalogue } from './catalogue';
 import { reviveDates } from './dates';
 import { pushableMatch } from './match-pushdown';
@@ -287,7 +287,8 @@ class PgDocumentCollection implements DocumentCollection {
       const pushed = pushableMatch(pipeline);
       const own = pushed ? and(scope(this.name), pushed) : scope(this.name);
       const input = await this.readScope(this.name, own, bounds);
-      return runPipeline(input, pipeline, others, bounds);
+      // At most maxOutputRows rows, as MongoDB's native path gives (a closing $limit).
+      return runPipeline(input, capped(pipeline, bounds), others, bounds);
     } catch (e) {
       throw queryError(e);
     }

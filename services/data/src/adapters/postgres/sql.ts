@@ -62,7 +62,8 @@ export function fieldJson(field: string, params: Params): string {
 
 function pathExists(field: string, filter: string | undefined, params: Params): string {
   const one = (asIndex: boolean) => {
-    const path = filter === undefined ? jsonPath(field, asIndex) : `${jsonPath(field, asIndex)} ? (${filter})`;
+    const path =
+      filter === undefined ? jsonPath(field, asIndex) : `${jsonPath(field, asIndex)} ? (${filter})`;
     return `(body @? ${params.add(path)}::jsonpath)`;
   };
   // `items.0.sku`: the first element's sku, or the key "0" of an object.
