@@ -68,7 +68,8 @@ async function postgresStore(prefix: string): Promise<{ store: ServiceStore; pro
               `SELECT (SELECT count(*) FROM documents WHERE project_id = $1)
                     + (SELECT count(*) FROM collections WHERE project_id = $1)
                     + (SELECT count(*) FROM document_unique_values WHERE project_id = $1)
-                    + (SELECT count(*) FROM project_document_counts WHERE project_id = $1) AS n`,
+                    + (SELECT count(*) FROM project_document_counts WHERE project_id = $1)
+                    + (SELECT count(*) FROM collection_counts WHERE project_id = $1) AS n`,
               [p],
             )
           ).n,

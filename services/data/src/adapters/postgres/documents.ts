@@ -116,6 +116,10 @@ class PgDocumentCollection implements DocumentCollection {
            SELECT $1, $2, $3, $4::jsonb, $5::boolean, $6::timestamptz, $7::timestamptz, $8::timestamptz
            WHERE EXISTS (SELECT 1 FROM counted)
            RETURNING 1
+         ), counts AS (
+           INSERT INTO collection_counts AS k (project_id, collection, live)
+           SELECT $1, $2, 1 WHERE EXISTS (SELECT 1 FROM inserted)
+           ON CONFLICT (project_id, collection) DO UPDATE SET live = k.live + 1
          ), events AS (
            INSERT INTO outbox (event) SELECT unnest($10::jsonb[]) WHERE EXISTS (SELECT 1 FROM inserted)
          )
@@ -139,6 +143,11 @@ class PgDocumentCollection implements DocumentCollection {
         `INSERT INTO documents (project_id, collection, id, body, is_deleted, deleted_at, created_at, updated_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
         row,
+      );
+      await tx.query(
+        `INSERT INTO collection_counts AS k (project_id, collection, live) VALUES ($1, $2, 1)
+         ON CONFLICT (project_id, collection) DO UPDATE SET live = k.live + 1`,
+        [this.projectId, this.name],
       );
       await this.claimUnique(tx, def, _id, doc);
       await appendOutbox(tx, events);
@@ -202,6 +211,14 @@ class PgDocumentCollection implements DocumentCollection {
   }
 
   async count(where: Condition): Promise<number> {
+    const counted = counterFor(where);
+    if (counted) {
+      const { rows } = await this.ctx.pool.query<{ n: string }>(
+        `SELECT ${counted} AS n FROM collection_counts WHERE project_id = $1 AND collection = $2`,
+        [this.projectId, this.name],
+      );
+      return Number(rows[0]?.n ?? 0);
+    }
     const params = this.params();
     try {
       const { rows } = await this.ctx.pool.query<{ n: string }>(
@@ -247,6 +264,14 @@ class PgDocumentCollection implements DocumentCollection {
       );
       void _id;
       void createdAt;
+      if (isDeleted !== row.is_deleted) {
+        const d = isDeleted ? 1 : -1;
+        await tx.query(
+          `UPDATE collection_counts SET live = GREATEST(live - $3, 0), trashed = GREATEST(trashed + $3, 0)
+           WHERE project_id = $1 AND collection = $2`,
+          [this.projectId, this.name, d],
+        );
+      }
       if (touchesUnique) {
         await tx.query(
           'DELETE FROM document_unique_values WHERE project_id = $1 AND collection = $2 AND document_id = $3',
@@ -293,6 +318,17 @@ class PgDocumentCollection implements DocumentCollection {
       throw queryError(e);
     }
   }
+}
+
+/**
+ * A total the per-collection counters answer: every live document, every trashed one, or all of
+ * them (the list of a caller without RLS scope or filters). Anything else is counted.
+ */
+function counterFor(where: Condition): string | undefined {
+  if (where.op === 'and' && where.conditions.length === 0) return 'live + trashed';
+  if (where.op === 'eq' && where.field === 'isDeleted')
+    return where.value === false ? 'live' : where.value === true ? 'trashed' : undefined;
+  return undefined;
 }
 
 /** The collections a validated pipeline joins ($lookup, $graphLookup, $unionWith at any depth). */
@@ -358,6 +394,10 @@ class PgProjectDocuments implements ProjectDocuments {
         this.projectId,
         name,
       ]);
+      await tx.query('DELETE FROM collection_counts WHERE project_id = $1 AND collection = $2', [
+        this.projectId,
+        name,
+      ]);
       if ((r.rowCount ?? 0) > 0)
         await tx.query(
           'UPDATE project_document_counts SET documents = GREATEST(documents - $2, 0) WHERE project_id = $1',
@@ -371,6 +411,7 @@ class PgProjectDocuments implements ProjectDocuments {
       await tx.query('DELETE FROM documents WHERE project_id = $1', [this.projectId]);
       await tx.query('DELETE FROM document_unique_values WHERE project_id = $1', [this.projectId]);
       await tx.query('DELETE FROM project_document_counts WHERE project_id = $1', [this.projectId]);
+      await tx.query('DELETE FROM collection_counts WHERE project_id = $1', [this.projectId]);
     });
   }
 }
@@ -424,6 +465,12 @@ export class PgDocumentStore implements DocumentStore {
         `UPDATE project_document_counts c SET documents = GREATEST(c.documents - v.n, 0)
          FROM (SELECT p, count(*) AS n FROM unnest($1::text[]) AS p GROUP BY p) v WHERE c.project_id = v.p`,
         [keys[0]],
+      );
+      await tx.query(
+        `UPDATE collection_counts k SET trashed = GREATEST(k.trashed - v.n, 0)
+         FROM (SELECT p, c, count(*) AS n FROM unnest($1::text[], $2::text[]) AS u(p, c) GROUP BY p, c) v
+         WHERE k.project_id = v.p AND k.collection = v.c`,
+        [keys[0], keys[1]],
       );
       await appendOutbox(
         tx,
