@@ -56,11 +56,12 @@ export interface DocumentCollection {
   update(where: Condition, set: Record<string, unknown>, events: EventEnvelope[]): Promise<StoredDoc | null>;
   /**
    * Runs a validated client pipeline over the documents matching `scope(collection)` of this
-   * collection and of every collection the pipeline joins (all of this project).
+   * collection and of every collection it joins (`joined`, all of this project).
    */
   aggregate(
     pipeline: Stage[],
     scope: (collection: string) => Condition,
+    joined: ReadonlySet<string>,
     bounds: AggregationBounds,
   ): Promise<Record<string, unknown>[]>;
 }

@@ -4,6 +4,7 @@ import type { StoredDoc } from '../../src/ports';
 import type { DocumentId } from '../../src/domain/documents/document-id';
 import { infra } from '../../../../test/support/infra';
 import { startHarness, register, type Harness } from './harness';
+import { asMultiset, canonical } from '../aggregation-corpus/compare';
 
 /**
  * The differential corpus end to end: each dataset stored in a collection of the store under
@@ -112,26 +113,6 @@ function stripManagedValues(v: unknown, keepCreatedAt: boolean): unknown {
   }
   return out;
 }
-
-function canonical(v: unknown): unknown {
-  if (typeof v === 'number') return Number.isInteger(v) ? v : Number(v.toPrecision(12));
-  if (Array.isArray(v)) return v.map(canonical);
-  if (v === null || typeof v !== 'object') return v;
-  return Object.fromEntries(Object.entries(v as Doc).map(([k, x]) => [k, canonical(x)]));
-}
-
-function sortKey(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(sortKey).join(',')}]`;
-  if (v !== null && typeof v === 'object')
-    return `{${Object.keys(v)
-      .sort()
-      .map((k) => `${k}:${sortKey((v as Doc)[k])}`)
-      .join(',')}}`;
-  return JSON.stringify(v) ?? 'undefined';
-}
-
-const asMultiset = (rows: unknown[]) =>
-  rows.map(canonical).sort((a, b) => (sortKey(a) < sortKey(b) ? -1 : 1));
 
 function withoutManaged(dataset: DatasetName, row: Doc): Doc {
   const has = (k: string) => aggregationCorpus.datasets[dataset].some((d) => k in d);

@@ -228,6 +228,7 @@ class MongoDocumentCollection implements DocumentCollection {
   async aggregate(
     pipeline: Stage[],
     scope: (collection: string) => Condition,
+    joined: ReadonlySet<string>,
     bounds: AggregationBounds,
   ): Promise<Record<string, unknown>[]> {
     try {
@@ -254,31 +255,13 @@ class MongoDocumentCollection implements DocumentCollection {
         return docs.map((d) => ({ ...d, _id: d._id.toHexString() }));
       };
       const others = new Map<string, Record<string, unknown>[]>();
-      for (const name of joinedCollections(pipeline))
-        if (!others.has(name)) others.set(name, await read(name));
+      for (const name of joined) if (!others.has(name)) others.set(name, await read(name));
       // At most maxOutputRows rows, as the native path's closing $limit gives.
       return runPipeline(await read(this.coll.collectionName), capped(pipeline, bounds), others, bounds);
     } catch (e) {
       throw queryError(e);
     }
   }
-}
-
-/** The collections a pipeline joins (validated names), for the in-process evaluation. */
-function joinedCollections(pipeline: unknown): Set<string> {
-  const out = new Set<string>();
-  const walk = (v: unknown): void => {
-    if (Array.isArray(v)) return v.forEach(walk);
-    if (typeof v !== 'object' || v === null) return;
-    for (const [k, x] of Object.entries(v)) {
-      if ((k === '$lookup' || k === '$graphLookup') && typeof (x as { from?: unknown }).from === 'string')
-        out.add((x as { from: string }).from);
-      if (k === '$unionWith') out.add(typeof x === 'string' ? x : String((x as { coll?: unknown }).coll));
-      walk(x);
-    }
-  };
-  walk(pipeline);
-  return out;
 }
 
 export function tooManyDocuments(max: number): AppError {

@@ -1,5 +1,6 @@
 import { aggregationCorpus, corpusFamilies } from '../../../test/aggregation-corpus';
 import { runPipeline, type EngineBounds } from '.';
+import { asMultiset, canonical } from '../../../test/aggregation-corpus/compare';
 
 type Doc = Record<string, unknown>;
 
@@ -9,32 +10,6 @@ const roomy: EngineBounds = {
   maxWorkingBytes: 64 * 1024 * 1024,
   timeMs: 60_000,
 };
-
-/**
- * Numbers to 12 significant digits: MongoDB sums doubles with extra precision, so the last bits of
- * a sum may differ from JavaScript's left-to-right addition.
- */
-function canonical(v: unknown): unknown {
-  if (typeof v === 'number') return Number.isInteger(v) ? v : Number(v.toPrecision(12));
-  if (Array.isArray(v)) return v.map(canonical);
-  if (v instanceof Date || v === null || typeof v !== 'object') return v;
-  return Object.fromEntries(Object.entries(v as Doc).map(([k, x]) => [k, canonical(x)]));
-}
-
-/** A key independent of field order, to compare unordered results as multisets. */
-function sortKey(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(sortKey).join(',')}]`;
-  if (v instanceof Date) return `D${v.toISOString()}`;
-  if (v !== null && typeof v === 'object')
-    return `{${Object.keys(v)
-      .sort()
-      .map((k) => `${k}:${sortKey((v as Doc)[k])}`)
-      .join(',')}}`;
-  return JSON.stringify(v) ?? 'undefined';
-}
-
-const asMultiset = (rows: Doc[]) =>
-  [...rows].map(canonical).sort((a, b) => (sortKey(a) < sortKey(b) ? -1 : 1));
 
 const collections = new Map(Object.entries(aggregationCorpus.datasets));
 /** Dates are copied as Dates of this realm (structuredClone's would not be equal under jest). */

@@ -302,11 +302,12 @@ class PgDocumentCollection implements DocumentCollection {
   async aggregate(
     pipeline: Stage[],
     scope: (collection: string) => Condition,
+    joined: ReadonlySet<string>,
     bounds: AggregationBounds,
   ): Promise<Record<string, unknown>[]> {
     try {
       const others = new Map<string, Record<string, unknown>[]>();
-      for (const name of joinedCollections(pipeline))
+      for (const name of joined)
         if (!others.has(name)) others.set(name, await this.readScope(name, scope(name), bounds));
       // The leading $match narrows what is read (it is still applied exactly in-process).
       const pushed = pushableMatch(pipeline);
@@ -329,23 +330,6 @@ function counterFor(where: Condition): string | undefined {
   if (where.op === 'eq' && where.field === 'isDeleted')
     return where.value === false ? 'live' : where.value === true ? 'trashed' : undefined;
   return undefined;
-}
-
-/** The collections a validated pipeline joins ($lookup, $graphLookup, $unionWith at any depth). */
-export function joinedCollections(pipeline: unknown): Set<string> {
-  const out = new Set<string>();
-  const walk = (v: unknown): void => {
-    if (Array.isArray(v)) return v.forEach(walk);
-    if (typeof v !== 'object' || v === null) return;
-    for (const [k, x] of Object.entries(v)) {
-      if ((k === '$lookup' || k === '$graphLookup') && typeof (x as { from?: unknown }).from === 'string')
-        out.add((x as { from: string }).from);
-      if (k === '$unionWith') out.add(typeof x === 'string' ? x : String((x as { coll?: unknown }).coll));
-      walk(x);
-    }
-  };
-  walk(pipeline);
-  return out;
 }
 
 class PgProjectDocuments implements ProjectDocuments {

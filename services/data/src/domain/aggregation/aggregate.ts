@@ -57,6 +57,6 @@ export async function aggregate(
   const rows = await deps.documents
     .forProject(caller.projectId)
     .collection(name)
-    .aggregate(reviveExtendedJson(pipeline) as Stage[], (c) => scopes.get(c) as Condition, bounds);
+    .aggregate(reviveExtendedJson(pipeline) as Stage[], (c) => scopes.get(c) as Condition, targets, bounds);
   return rows.map(rowView);
 }
