@@ -49,6 +49,12 @@ export async function bulkSeed(client, projectId, collection, count) {
      ON CONFLICT (project_id) DO UPDATE SET documents = project_document_counts.documents + $2`,
     [projectId, count],
   );
+  // The per-collection counters the service keeps with every write (list totals read them).
+  await client.query(
+    `INSERT INTO collection_counts (project_id, collection, live) VALUES ($1, $2, $3)
+     ON CONFLICT (project_id, collection) DO UPDATE SET live = collection_counts.live + $3`,
+    [projectId, collection, count],
+  );
 }
 
 /** Background tenant ids: 24 hex like real project ids, derived from a bench-only seed. */
@@ -87,6 +93,10 @@ export async function seedTenants(client, { projects, collections, docsPerCollec
       `INSERT INTO project_document_counts (project_id, documents)
        SELECT t.pid, ${collections * docsPerCollection} FROM (${ids}) t`,
     );
+    await client.query(
+      `INSERT INTO collection_counts (project_id, collection, live)
+       SELECT t.pid, 'c' || c, ${docsPerCollection} FROM (${ids}) t, generate_series(1, ${collections}) c`,
+    );
     await client.query('COMMIT');
     onProgress?.(last);
   }
@@ -100,7 +110,7 @@ export async function tenantCount(client, projects) {
 }
 
 export async function dropTenants(client, projects) {
-  for (const table of ['documents', 'collections', 'project_document_counts']) {
+  for (const table of ['documents', 'collections', 'project_document_counts', 'collection_counts']) {
     await client.query(`DELETE FROM ${table} WHERE project_id IN (${tenantIds(1, projects)})`);
   }
 }
@@ -111,5 +121,5 @@ export async function dropTenants(client, projects) {
  * does not run during the measurement that follows.
  */
 export async function analyze(client) {
-  await client.query('VACUUM (ANALYZE) documents, collections, project_document_counts');
+  await client.query('VACUUM (ANALYZE) documents, collections, project_document_counts, collection_counts');
 }
