@@ -125,9 +125,3 @@ export function runMain(main: () => Promise<void>): void {
     process.exit(1);
   });
 }
-
-/** The MongoDB side of a store, for wiring that has only MongoDB adapters. */
-export function mongoStore(store: ServiceStore): { client: MongoClient; db: Db } {
-  if (store.kind !== 'mongodb') throw new Error('this service has no adapters for this store');
-  return store;
-}
