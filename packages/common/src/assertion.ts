@@ -1,4 +1,7 @@
+import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
+import { LRUCache } from 'lru-cache';
+import { z } from 'zod';
 import type { NextFunction, Request, Response } from 'express';
 import { AppError, errors } from './errors';
 import {
@@ -11,13 +14,92 @@ import {
 
 /**
  * The gateway assertion: services trust the project id and key type only from this short-lived
- * HS256 JWT signed by the gateway with INTERNAL_ASSERTION_SECRET, never from a client header.
- * The audience is the target service, so an assertion for one service is worthless at another.
+ * EdDSA (Ed25519) JWT, never from a client header. Only the gateway holds the private key
+ * (GATEWAY_ASSERTION_PRIVATE_KEY); every service verifies with the public key
+ * (GATEWAY_ASSERTION_PUBLIC_KEY), so a compromised service can read assertions but never sign
+ * one. The audience is the target service, so an assertion for one service is worthless at
+ * another. It names who is calling (project, key type, settings, admin), not which request: the
+ * gateway signs one per caller and audience and reuses it for half its lifetime, and a service
+ * verifies each distinct token once (the request id travels in `x-request-id`).
  */
 export const ASSERTION_HEADER = 'x-gateway-assertion';
 const ISSUER = 'baas-gateway';
-const ALG = 'HS256';
+/** One algorithm, pinned on both ends: HS256 (the old shared secret), `none` and RS/ES are refused. */
+const ALG = 'EdDSA';
 const LIFETIME_SECONDS = 60;
+
+/**
+ * A PEM as it arrives from the environment: with real newlines (a mounted file, a multi-line
+ * variable) or with `\n` escapes (one line in an env file, a kustomize literal).
+ */
+function pemText(value: string): string {
+  return value.replace(/\\n/g, '\n').trim();
+}
+
+/** The gateway's signing key: an Ed25519 private key, PEM (PKCS#8). Throws on anything else. */
+export function assertionPrivateKey(pem: string): KeyObject {
+  let key: KeyObject;
+  try {
+    key = createPrivateKey({ key: pemText(pem), format: 'pem' });
+  } catch {
+    throw new Error('not a PEM private key (PKCS#8, "-----BEGIN PRIVATE KEY-----")');
+  }
+  if (key.asymmetricKeyType !== 'ed25519') throw new Error(`an ${key.asymmetricKeyType} key, not Ed25519`);
+  return key;
+}
+
+/**
+ * The services' verification key: the gateway's Ed25519 public key, PEM (SPKI). A private key is
+ * refused, so a service never holds what signs assertions, even by mistake.
+ */
+export function assertionPublicKey(pem: string): KeyObject {
+  const text = pemText(pem);
+  if (/PRIVATE KEY/.test(text))
+    throw new Error('a private key: services get the public key only ("-----BEGIN PUBLIC KEY-----")');
+  let key: KeyObject;
+  try {
+    key = createPublicKey({ key: text, format: 'pem' });
+  } catch {
+    throw new Error('not a PEM public key (SPKI, "-----BEGIN PUBLIC KEY-----")');
+  }
+  if (key.asymmetricKeyType !== 'ed25519') throw new Error(`an ${key.asymmetricKeyType} key, not Ed25519`);
+  return key;
+}
+
+function keySchema(parse: (pem: string) => KeyObject) {
+  return z.string().transform((v, ctx) => {
+    try {
+      return parse(v);
+    } catch (e) {
+      ctx.addIssue({ code: 'custom', message: (e as Error).message });
+      return z.NEVER;
+    }
+  });
+}
+
+/** GATEWAY_ASSERTION_PRIVATE_KEY (or _FILE): the gateway only. */
+export const assertionPrivateKeySchema = keySchema(assertionPrivateKey);
+/** GATEWAY_ASSERTION_PUBLIC_KEY (or _FILE): every service behind the gateway. */
+export const assertionPublicKeySchema = keySchema(assertionPublicKey);
+
+export interface AssertionKeyPair {
+  privateKey: KeyObject;
+  publicKey: KeyObject;
+  /** PKCS#8 and SPKI PEM, as the variables take them. */
+  privateKeyPem: string;
+  publicKeyPem: string;
+}
+
+/** A fresh Ed25519 pair: what in-process test harnesses sign and verify with. */
+export function generateAssertionKeyPair(): AssertionKeyPair {
+  const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+  return {
+    privateKey,
+    publicKey,
+    privateKeyPem: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+    publicKeyPem: publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+  };
+}
 
 export type ServiceName = 'auth' | 'data' | 'storage' | 'mail' | 'janitor';
 
@@ -29,53 +111,59 @@ export interface ProjectSettingsClaim {
 }
 
 export interface GatewayAssertion {
+  /** The request's id (`x-request-id`), set by the receiving service; not part of the token. */
   requestId: string;
   settings?: ProjectSettingsClaim;
   projectId?: ProjectId;
   keyType?: KeyType;
   /** The caller presented a valid PLATFORM_ADMIN_TOKEN. */
   admin: boolean;
+  /** The client's address as the gateway saw it (TRUST_PROXY applied), for the audit log. */
+  clientIp?: string;
 }
 
-export function assertionKey(secret: string): Uint8Array {
-  return new TextEncoder().encode(secret);
-}
+/** What an assertion says: the caller, without the request. */
+export type AssertionClaims = Omit<GatewayAssertion, 'requestId'>;
 
+/**
+ * Signs an assertion with the gateway's private key; a `requestId` among the claims is ignored
+ * (it travels in `x-request-id`).
+ */
 export async function signAssertion(
-  key: Uint8Array,
+  privateKey: KeyObject,
   audience: ServiceName,
-  claims: GatewayAssertion,
+  claims: AssertionClaims & { requestId?: string },
 ): Promise<string> {
-  const payload: Record<string, unknown> = { rid: claims.requestId, adm: claims.admin };
+  const payload: Record<string, unknown> = { adm: claims.admin };
   if (claims.projectId) payload.pid = claims.projectId;
   if (claims.keyType) payload.kt = claims.keyType;
   if (claims.settings) payload.set = claims.settings;
+  if (claims.clientIp) payload.ip = claims.clientIp;
   return new SignJWT(payload)
     .setProtectedHeader({ alg: ALG, typ: 'baas-assertion+jwt' })
     .setIssuer(ISSUER)
     .setAudience(audience)
     .setIssuedAt()
     .setExpirationTime(`${LIFETIME_SECONDS}s`)
-    .sign(key);
+    .sign(privateKey);
 }
 
 export async function verifyAssertion(
-  key: Uint8Array,
+  publicKey: KeyObject,
   audience: ServiceName,
   token: string,
-): Promise<GatewayAssertion> {
-  const { payload } = await jwtVerify(token, key, {
+): Promise<AssertionClaims & { expiresAt: number }> {
+  const { payload } = await jwtVerify(token, publicKey, {
     algorithms: [ALG],
     issuer: ISSUER,
     audience,
     typ: 'baas-assertion+jwt',
-    requiredClaims: ['exp', 'iat', 'rid'],
+    requiredClaims: ['exp', 'iat'],
     clockTolerance: 5,
     maxTokenAge: `${LIFETIME_SECONDS + 5}s`,
   });
-  const { pid, kt, rid, adm, set } = payload as Record<string, unknown>;
-  if (typeof rid !== 'string') throw new Error('assertion without request id');
-  const out: GatewayAssertion = { requestId: rid, admin: adm === true };
+  const { pid, kt, adm, set, ip, exp } = payload as Record<string, unknown>;
+  const out: AssertionClaims & { expiresAt: number } = { admin: adm === true, expiresAt: Number(exp) * 1000 };
   if (pid !== undefined) {
     if (!isProjectIdString(pid)) throw new Error('assertion with a malformed project id');
     out.projectId = trustedProjectId(pid);
@@ -85,6 +173,7 @@ export async function verifyAssertion(
     out.keyType = kt;
   }
   if (set !== undefined) out.settings = set as ProjectSettingsClaim;
+  if (typeof ip === 'string') out.clientIp = ip;
   return out;
 }
 
@@ -95,8 +184,12 @@ declare module 'express-serve-static-core' {
   }
 }
 
+/** Verified tokens, until they expire: a service checks each distinct assertion once. */
+const VERIFIED_CACHE_MAX = 10_000;
+
 /** Refuses every request that does not carry a valid assertion for this service. */
-export function requireGatewayAssertion(key: Uint8Array, audience: ServiceName) {
+export function requireGatewayAssertion(publicKey: KeyObject, audience: ServiceName) {
+  const verified = new LRUCache<string, AssertionClaims & { expiresAt: number }>({ max: VERIFIED_CACHE_MAX });
   return async (req: Request, _res: Response, next: NextFunction): Promise<void> => {
     const token = req.header(ASSERTION_HEADER);
     if (!token)
@@ -104,7 +197,19 @@ export function requireGatewayAssertion(key: Uint8Array, audience: ServiceName) 
         errors.unauthorized('GATEWAY_ASSERTION_REQUIRED', 'Requests must come through the gateway'),
       );
     try {
-      req.assertion = await verifyAssertion(key, audience, token);
+      let claims = verified.get(token);
+      if (!claims || claims.expiresAt <= Date.now()) {
+        claims = await verifyAssertion(publicKey, audience, token);
+        verified.set(token, claims);
+      }
+      req.assertion = {
+        admin: claims.admin,
+        requestId: req.id,
+        ...(claims.projectId ? { projectId: claims.projectId } : {}),
+        ...(claims.keyType ? { keyType: claims.keyType } : {}),
+        ...(claims.settings ? { settings: claims.settings } : {}),
+        ...(claims.clientIp ? { clientIp: claims.clientIp } : {}),
+      };
       next();
     } catch (e) {
       const reason = e instanceof joseErrors.JOSEError ? e.code : 'invalid';

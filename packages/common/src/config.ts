@@ -1,6 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
+import { assertionPublicKeySchema } from './assertion';
 import { databaseUrlSchema } from './store';
+import {
+  DEFAULT_PROCESSED_EVENTS_RETENTION_SECONDS,
+  MIN_PROCESSED_EVENTS_RETENTION_SECONDS,
+} from './janitor';
 
 /**
  * Config is parsed once at boot into a frozen object. Every variable may also be given as
@@ -79,12 +84,35 @@ export const env = {
   logLevel: () => z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 };
 
+const optionalPath = () => z.string().min(1).optional();
+
+/**
+ * How a process reaches NATS: the server(s), its own user (NATS_USER + NATS_PASSWORD or
+ * NATS_PASSWORD_FILE) or a decentralized-auth credentials file (NATS_CREDS_FILE), and TLS (a CA
+ * to verify the server, a client certificate and key for mutual TLS). Every service has a user of
+ * its own whose permissions allow only what it does (deploy/nats/permissions.conf).
+ */
+export const natsEnvShape = {
+  NATS_URL: env.string('nats://127.0.0.1:4222'),
+  NATS_USER: z.string().min(1).optional(),
+  NATS_PASSWORD: z.string().min(1).optional(),
+  NATS_CREDS_FILE: optionalPath(),
+  NATS_TLS_CA_FILE: optionalPath(),
+  NATS_TLS_CERT_FILE: optionalPath(),
+  NATS_TLS_KEY_FILE: optionalPath(),
+};
+
 /** Variables every backend process reads. */
 export const serviceEnvShape = {
-  NATS_URL: env.string('nats://127.0.0.1:4222'),
+  ...natsEnvShape,
   /** JetStream replicas of the event streams: 1 on a single server, 3 on a production cluster. */
   NATS_STREAM_REPLICAS: z.coerce.number().int().min(1).max(5).default(1),
-  INTERNAL_ASSERTION_SECRET: env.secret(32),
+  /** The gateway's Ed25519 public key (PEM SPKI): verifies assertions, cannot sign them. */
+  GATEWAY_ASSERTION_PUBLIC_KEY: assertionPublicKeySchema,
+  /** Refused here: whoever holds the signing key can speak for every caller. */
+  GATEWAY_ASSERTION_PRIVATE_KEY: z.undefined({
+    error: "the gateway's signing key: no service but the gateway may hold it",
+  }),
   LOG_LEVEL: env.logLevel(),
   SHUTDOWN_GRACE_SECONDS: env.int(10),
 };
@@ -95,4 +123,9 @@ export const storeEnvShape = {
   DATABASE_URL: databaseUrlSchema,
   /** Apply pending migrations at boot (PostgreSQL); off when a migration Job does it. */
   DB_MIGRATE_ON_BOOT: env.bool(true),
+  /** Idempotency records older than this are pruned on the janitor's command (45 days; at least 31). */
+  PROCESSED_EVENTS_RETENTION_SECONDS: env.int(
+    DEFAULT_PROCESSED_EVENTS_RETENTION_SECONDS,
+    MIN_PROCESSED_EVENTS_RETENTION_SECONDS,
+  ),
 };

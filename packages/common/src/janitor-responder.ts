@@ -1,7 +1,15 @@
 import type { NatsConnection } from '@nats-io/nats-core';
 import { z } from 'zod';
 import type { Logger } from './logger';
-import { JANITOR_QUEUE, type JanitorCommand, type JanitorReply } from './janitor';
+import type { ProcessedEvents } from './events/idempotency';
+import {
+  effectiveCutoff,
+  JANITOR_QUEUE,
+  pruneProcessedEventsSubject,
+  type EventConsumingService,
+  type JanitorCommand,
+  type JanitorReply,
+} from './janitor';
 
 const MAX_BATCH = 1000;
 
@@ -52,4 +60,31 @@ export function answerJanitor(
       await done;
     },
   };
+}
+
+/**
+ * The retention of idempotency records: deletes those claimed before the command's cutoff,
+ * clamped to now minus the service's own retention, in bounded batches.
+ */
+export async function pruneProcessedEvents(
+  processed: ProcessedEvents,
+  cmd: JanitorCommand,
+  retentionSeconds: number,
+  now: Date = new Date(),
+): Promise<JanitorReply> {
+  const n = await processed.prune(effectiveCutoff(cmd.olderThan, retentionSeconds, now), cmd.batchSize);
+  return { ok: true, processed: n, more: n === cmd.batchSize };
+}
+
+/** Every event-consuming service answers the janitor's prune of its `processed_events`. */
+export function answerProcessedEventsPrune(
+  nc: NatsConnection,
+  service: EventConsumingService,
+  processed: ProcessedEvents,
+  retentionSeconds: number,
+  logger: Logger,
+): { close: () => Promise<void> } {
+  return answerJanitor(nc, pruneProcessedEventsSubject(service), logger, (cmd) =>
+    pruneProcessedEvents(processed, cmd, retentionSeconds),
+  );
 }

@@ -5,7 +5,14 @@ import type { Logger } from './logger';
 import type { ReadinessCheck } from './http/bootstrap';
 import type { StoreLocation } from './store';
 import type { ProcessedEvents } from './events/idempotency';
-import { connectNats, JetStreamBus } from './events/bus';
+import { JetStreamBus } from './events/bus';
+import { connectNats, natsClientOptions, type NatsSettings } from './events/nats-connection';
+import {
+  DEFAULT_PROCESSED_EVENTS_RETENTION_SECONDS,
+  EVENT_CONSUMING_SERVICES,
+  type EventConsumingService,
+} from './janitor';
+import { answerProcessedEventsPrune } from './janitor-responder';
 
 export interface Closer {
   name: string;
@@ -84,23 +91,35 @@ export async function connectStore(
  */
 export async function connectServiceInfra(
   service: string,
-  config: {
+  config: NatsSettings & {
     DATABASE_URL: StoreLocation;
     DB_MIGRATE_ON_BOOT: boolean;
-    NATS_URL: string;
     NATS_STREAM_REPLICAS: number;
+    PROCESSED_EVENTS_RETENTION_SECONDS?: number;
   },
   logger: Logger,
   migrationsDir: string,
   storeOptions: Pick<StoreOptions, 'statementTimeoutMs'> = {},
 ): Promise<ServiceInfra> {
+  // A bad NATS setting fails the boot before anything is connected.
+  const natsClient = natsClientOptions(config, service);
   const db = await connectStore(service, config.DATABASE_URL, logger, {
     migrationsDir,
     migrate: config.DB_MIGRATE_ON_BOOT,
     ...storeOptions,
   });
-  const nc = await connectNats(config.NATS_URL, `baas-${service}`, logger);
+  const nc = await connectNats(config.NATS_URL, `baas-${service}`, logger, natsClient);
   const bus = await JetStreamBus.create(nc, logger, { replicas: config.NATS_STREAM_REPLICAS });
+  // Every event consumer keeps idempotency records; the janitor has them pruned by retention.
+  const prune = isEventConsumer(service)
+    ? answerProcessedEventsPrune(
+        nc,
+        service,
+        db.processed,
+        config.PROCESSED_EVENTS_RETENTION_SECONDS ?? DEFAULT_PROCESSED_EVENTS_RETENTION_SECONDS,
+        logger,
+      )
+    : undefined;
   return {
     store: db.store,
     nc,
@@ -108,11 +127,15 @@ export async function connectServiceInfra(
     processed: db.processed,
     readiness: [db.readiness, natsReadiness(nc)],
     closers: [
+      ...(prune ? [{ name: 'processed-events-prune', close: () => prune.close() }] : []),
       { name: 'nats', close: () => nc.drain() },
       { name: 'database', close: db.close },
     ],
   };
 }
+
+const isEventConsumer = (service: string): service is EventConsumingService =>
+  (EVENT_CONSUMING_SERVICES as readonly string[]).includes(service);
 
 export function natsReadiness(nc: NatsConnection): ReadinessCheck {
   return { name: 'nats', check: async () => void (await nc.flush()) };

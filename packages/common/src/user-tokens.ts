@@ -2,6 +2,7 @@ import { createRemoteJWKSet, jwtVerify, type JWTVerifyGetKey } from 'jose';
 import type { Request } from 'express';
 import { errors } from './errors';
 import type { ProjectId } from './tenancy';
+import type { RevocationCheck } from './revocation-list';
 
 /**
  * End-user access tokens (issued by the auth service, verified by every service without calling
@@ -13,6 +14,9 @@ export const ACCESS_TOKEN_ISSUER = 'baas-auth';
 export const ACCESS_TOKEN_TYP = 'at+jwt';
 export const ACCESS_TOKEN_ALG = 'EdDSA';
 export const JWKS_PATH = '/.well-known/jwks.json';
+/** Verifiers refuse tokens meant to live longer; revocations are kept this long (plus tolerance). */
+export const MAX_ACCESS_TOKEN_LIFETIME_SECONDS = 3600;
+export const ACCESS_TOKEN_CLOCK_TOLERANCE_SECONDS = 30;
 
 export function accessTokenAudience(projectId: ProjectId | string): string {
   return `project:${projectId}`;
@@ -22,18 +26,26 @@ export interface UserPrincipal {
   userId: string;
   sessionId: string;
   emailVerified: boolean;
+  /** iat, in seconds. */
+  issuedAt: number;
 }
 
 export interface AccessTokenVerifier {
   verify(token: string, projectId: ProjectId): Promise<UserPrincipal>;
 }
 
+/**
+ * `revocations`: tokens of ended sessions and deleted users (an in-memory list fed by auth's
+ * events, see revocation-feed.ts); a revoked token is the same 401 as an invalid one.
+ */
 export function createAccessTokenVerifier(
   keys: JWTVerifyGetKey,
-  maxLifetimeSeconds = 3600,
+  maxLifetimeSeconds = MAX_ACCESS_TOKEN_LIFETIME_SECONDS,
+  revocations?: RevocationCheck,
 ): AccessTokenVerifier {
   return {
     async verify(token, projectId) {
+      let principal: UserPrincipal;
       try {
         const { payload } = await jwtVerify(token, keys, {
           algorithms: [ACCESS_TOKEN_ALG],
@@ -41,8 +53,8 @@ export function createAccessTokenVerifier(
           audience: accessTokenAudience(projectId),
           typ: ACCESS_TOKEN_TYP,
           requiredClaims: ['sub', 'sid', 'jti', 'exp', 'iat'],
-          clockTolerance: 30,
-          maxTokenAge: maxLifetimeSeconds + 30,
+          clockTolerance: ACCESS_TOKEN_CLOCK_TOLERANCE_SECONDS,
+          maxTokenAge: maxLifetimeSeconds + ACCESS_TOKEN_CLOCK_TOLERANCE_SECONDS,
         });
         // maxTokenAge bounds the age, not the stated lifetime: refuse tokens meant to live longer.
         if (
@@ -51,14 +63,18 @@ export function createAccessTokenVerifier(
           payload.exp - payload.iat > maxLifetimeSeconds
         )
           throw new Error('lifetime over policy');
-        return {
+        principal = {
           userId: String(payload.sub),
           sessionId: String(payload.sid),
           emailVerified: payload.email_verified === true,
+          issuedAt: Number(payload.iat),
         };
       } catch {
         throw errors.unauthorized('INVALID_TOKEN', 'Invalid or expired access token');
       }
+      if (revocations?.isRevoked(projectId, principal))
+        throw errors.unauthorized('INVALID_TOKEN', 'Invalid or expired access token');
+      return principal;
     },
   };
 }
@@ -67,12 +83,13 @@ export function createAccessTokenVerifier(
 export function remoteAccessTokenVerifier(
   authBaseUrl: string,
   maxLifetimeSeconds?: number,
+  revocations?: RevocationCheck,
 ): AccessTokenVerifier {
   const jwks = createRemoteJWKSet(new URL(JWKS_PATH, authBaseUrl), {
     cooldownDuration: 5_000,
     cacheMaxAge: 600_000,
   });
-  return createAccessTokenVerifier(jwks, maxLifetimeSeconds);
+  return createAccessTokenVerifier(jwks, maxLifetimeSeconds, revocations);
 }
 
 /** The Bearer token of a request, if any (a malformed Authorization header is a 401). */

@@ -1,4 +1,3 @@
-import { connect } from '@nats-io/transport-node';
 import { headers, nanos, type MsgHdrs, type NatsConnection } from '@nats-io/nats-core';
 import {
   AckPolicy,
@@ -15,6 +14,7 @@ import {
 import type { Logger } from '../logger';
 import { runWithContext } from '../request-context';
 import type { EventType } from './catalogue';
+import { ClaimBusyError, type DeliveryInfo } from './idempotency';
 import {
   DLQ_STREAM,
   DLQ_SUBJECT_PREFIX,
@@ -27,24 +27,6 @@ import {
 /** Port: what a use case or the outbox relay needs to publish. */
 export interface EventPublisher {
   publish(event: EventEnvelope): Promise<void>;
-}
-
-export async function connectNats(url: string, name: string, logger: Logger): Promise<NatsConnection> {
-  // transport-node's declarations reach nats-core through a subpath export that classic module
-  // resolution does not follow, so the connection's type is stated here.
-  const nc: NatsConnection = (await connect({
-    servers: url.split(','),
-    name,
-    maxReconnectAttempts: -1,
-    reconnectTimeWait: 500,
-  })) as NatsConnection;
-  void (async () => {
-    for await (const s of nc.status()) {
-      if (s.type === 'disconnect' || s.type === 'reconnect' || s.type === 'error')
-        logger.warn({ status: s.type }, 'nats status');
-    }
-  })();
-  return nc;
 }
 
 const DAY_NS = nanos(24 * 60 * 60 * 1000);
@@ -130,6 +112,7 @@ export class JetStreamBus implements EventPublisher {
    */
   async consume(opts: ConsumerOptions): Promise<ConsumerHandle> {
     const maxDeliver = opts.maxDeliver ?? 8;
+    const ackWaitMs = opts.ackWaitMs ?? DEFAULT_ACK_WAIT_MS;
     const backoffMs = opts.backoffMs ?? [1000, 5000, 15000, 30000, 60000];
     const subjects = opts.types.map(subjectFor);
     // filter_subjects needs nats-server 2.10; older servers get one filter or all events,
@@ -148,7 +131,7 @@ export class JetStreamBus implements EventPublisher {
       deliver_policy: DeliverPolicy.All,
       ...filter,
       max_deliver: maxDeliver,
-      ack_wait: nanos(opts.ackWaitMs ?? 30_000),
+      ack_wait: nanos(ackWaitMs),
       max_ack_pending: opts.maxAckPending ?? 256,
     };
     try {
@@ -162,8 +145,14 @@ export class JetStreamBus implements EventPublisher {
       });
     }
     const consumer = await this.js.consumers.get(EVENTS_STREAM, opts.durable);
-    const messages = await consumer.consume({ max_messages: opts.concurrency ?? 16 });
+    const concurrency = Math.max(1, opts.concurrency ?? 16);
+    const messages = await consumer.consume({ max_messages: concurrency });
     const logger = this.logger.child({ consumer: opts.durable });
+    const delivery = { maxDeliver, backoffMs, ackWaitMs };
+    // A bounded worker pool: up to `concurrency` messages are handled at once, so one slow
+    // handler (an SMTP server that hangs) holds one slot, not the whole consumer. Nothing waits
+    // in line for a retry: a failed message is nak'ed with its backoff and comes back later.
+    const pool = new WorkerPool(concurrency);
     const done = (async () => {
       for await (const m of messages) {
         const type =
@@ -173,13 +162,14 @@ export class JetStreamBus implements EventPublisher {
           m.ack();
           continue;
         }
-        await this.handleOne(m, opts, maxDeliver, backoffMs, logger);
+        await pool.run(() => this.handleOne(m, opts, delivery, logger));
       }
     })();
     return {
       stop: async () => {
         await messages.close();
         await done.catch(() => undefined);
+        await pool.drain();
       },
     };
   }
@@ -187,8 +177,7 @@ export class JetStreamBus implements EventPublisher {
   private async handleOne(
     m: JsMsg,
     opts: ConsumerOptions,
-    maxDeliver: number,
-    backoffMs: number[],
+    { maxDeliver, backoffMs, ackWaitMs }: { maxDeliver: number; backoffMs: number[]; ackWaitMs: number },
     logger: Logger,
   ): Promise<void> {
     let event: EventEnvelope;
@@ -203,11 +192,21 @@ export class JetStreamBus implements EventPublisher {
     try {
       // Events published while handling this one continue its trace.
       await runWithContext({ requestId: event.requestId, traceparent: event.traceparent }, () =>
-        opts.handler(event),
+        opts.handler(event, { attempt: m.info.deliveryCount, ackWaitMs }),
       );
       m.ack();
     } catch (err) {
       const attempt = m.info.deliveryCount;
+      if (err instanceof ClaimBusyError && attempt < maxDeliver) {
+        // Another delivery holds the claim (a slow handler, or a process that died holding it):
+        // come back when its lease ends, and take it over then if it is still unfinished.
+        logger.info(
+          { eventId: event.id, type: event.type, attempt, retryInMs: err.retryInMs },
+          'event claimed elsewhere, retrying after its lease',
+        );
+        m.nak(Math.max(100, err.retryInMs));
+        return;
+      }
       if (attempt >= maxDeliver) {
         logger.error(
           { err, eventId: event.id, type: event.type, attempt },
@@ -248,13 +247,39 @@ export interface ConsumerOptions {
   /** Durable name: one per service and purpose, e.g. `storage-project-deleted`. */
   durable: string;
   types: EventType[];
-  /** Must be idempotent: a redelivered event has one effect. */
-  handler: (event: EventEnvelope) => Promise<void>;
+  /**
+   * Must be idempotent: a redelivered event has one effect (wrap it with `idempotent`, which
+   * takes its claim's lease from the delivery's ack wait).
+   */
+  handler: (event: EventEnvelope, delivery: DeliveryInfo) => Promise<void>;
   maxDeliver?: number;
   backoffMs?: number[];
+  /** How long a delivery may stay unacknowledged before JetStream redelivers it (30 s). */
   ackWaitMs?: number;
   maxAckPending?: number;
+  /** Messages handled at once (a worker pool), and the size of the pull buffer (16). */
   concurrency?: number;
+}
+
+export const DEFAULT_ACK_WAIT_MS = 30_000;
+
+/** Runs at most `size` tasks at once; `run` resolves when the task has a slot (not when it ends). */
+export class WorkerPool {
+  private readonly running = new Set<Promise<void>>();
+  constructor(private readonly size: number) {}
+
+  async run(task: () => Promise<void>): Promise<void> {
+    while (this.running.size >= this.size) await Promise.race(this.running);
+    const p: Promise<void> = task()
+      .catch(() => undefined)
+      .finally(() => this.running.delete(p));
+    this.running.add(p);
+  }
+
+  /** Resolves when every task started so far has ended. */
+  async drain(): Promise<void> {
+    await Promise.all([...this.running]);
+  }
 }
 
 export interface ConsumerHandle {

@@ -1,3 +1,6 @@
+import type { AuditRecorded } from '../audit';
+import type { SealedCodes } from './sealed-codes';
+
 /**
  * The catalogue of domain events: type name -> payload, each at an explicit version.
  * ARCHITECTURE.md lists who publishes and who consumes each one.
@@ -11,22 +14,27 @@ export interface EventCatalogue {
   'user.updated': { userId: string; changed: string[] };
   'user.deleted': { userId: string };
   /**
-   * `code`: the link token the spec's `{ token }` form takes (put it in the mail, e.g. in a link);
-   * `otp`: the short numeric code the `{ email, otp }` form takes (show it in the mail).
+   * A login (refresh family, the access token's `sid`) ended before its tokens expire: logout,
+   * refresh-token reuse, or a password change/reset ending the user's other sessions. Every
+   * service that accepts access tokens refuses the session's tokens from then on.
+   */
+  'auth.session_revoked': { userId: string; sessionId: string; reason: string };
+  /**
+   * Version 2: the link token and the 8-digit code travel only sealed for the mail service
+   * (`sealed`: AES-256-GCM under MAIL_ENVELOPE_KEY, bound to this event; events/sealed-codes.ts).
+   * Version 1 carried them in clear and is refused.
    */
   'auth.verification_requested': {
     userId: string;
     email: string;
-    code: string;
-    otp?: string;
     expiresAt: string;
+    sealed: SealedCodes;
   };
   'auth.password_reset_requested': {
     userId: string;
     email: string;
-    code: string;
-    otp?: string;
     expiresAt: string;
+    sealed: SealedCodes;
   };
   'collection.registered': { collection: string };
   'collection.deleted': { collection: string };
@@ -39,6 +47,8 @@ export interface EventCatalogue {
   'file.deleted': { path: string; size: number };
   'mail.sent': { messageId: string; templateKey?: string; system: boolean };
   'mail.failed': { messageId: string; reason: string; permanent: boolean };
+  /** An admin action, written with the change by the service that owns it; auth keeps the log. */
+  'audit.recorded': AuditRecorded;
 }
 
 export type EventType = keyof EventCatalogue;
@@ -51,8 +61,9 @@ export const EVENT_VERSIONS: { [K in EventType]: number } = {
   'user.created': 1,
   'user.updated': 1,
   'user.deleted': 1,
-  'auth.verification_requested': 1,
-  'auth.password_reset_requested': 1,
+  'auth.session_revoked': 1,
+  'auth.verification_requested': 2,
+  'auth.password_reset_requested': 2,
   'collection.registered': 1,
   'collection.deleted': 1,
   'document.created': 1,
@@ -64,4 +75,5 @@ export const EVENT_VERSIONS: { [K in EventType]: number } = {
   'file.deleted': 1,
   'mail.sent': 1,
   'mail.failed': 1,
+  'audit.recorded': 1,
 };

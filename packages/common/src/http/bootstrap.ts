@@ -1,9 +1,9 @@
 import http from 'node:http';
 import express, { type Express } from 'express';
-import { pinoHttp } from 'pino-http';
 import type { Logger } from '../logger';
 import { createMetrics, httpMetricsMiddleware, type Metrics } from '../metrics';
 import { requestIdMiddleware } from './request-id';
+import { requestLogMiddleware } from './request-log';
 import { runWithContext, saneTraceparent } from '../request-context';
 import { errorHandler, notFoundHandler } from './error-handler';
 
@@ -69,6 +69,26 @@ function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
   });
 }
 
+export interface ReadinessReport {
+  status: 'ok' | 'unavailable';
+  checks: Array<{ name: string; ok: boolean; error?: string }>;
+}
+
+/** Runs every readiness check (each bounded in time); ok only when all pass. */
+export async function checkReadiness(checks: ReadinessCheck[]): Promise<ReadinessReport> {
+  const results = await Promise.all(
+    checks.map(async (c) => {
+      try {
+        await withTimeout(c.check(), CHECK_TIMEOUT_MS);
+        return { name: c.name, ok: true };
+      } catch (e) {
+        return { name: c.name, ok: false, error: (e as Error).message };
+      }
+    }),
+  );
+  return { status: results.every((r) => r.ok) ? 'ok' : 'unavailable', checks: results };
+}
+
 /**
  * The express app every service starts from: request ids, request logs, metrics and the
  * health endpoints, mounted before any route that needs the gateway assertion.
@@ -92,37 +112,11 @@ export function createServiceApp(opts: ServiceAppOptions): ServiceApp {
       res.status(503).json({ status: 'draining' });
       return;
     }
-    const results = await Promise.all(
-      opts.readiness.map(async (c) => {
-        try {
-          await withTimeout(c.check(), CHECK_TIMEOUT_MS);
-          return { name: c.name, ok: true as const };
-        } catch (e) {
-          return { name: c.name, ok: false as const, error: (e as Error).message };
-        }
-      }),
-    );
-    const ok = results.every((r) => r.ok);
-    res.status(ok ? 200 : 503).json({ status: ok ? 'ok' : 'unavailable', checks: results });
+    const report = await checkReadiness(opts.readiness);
+    res.status(report.status === 'ok' ? 200 : 503).json(report);
   });
   if (opts.metricsRoute !== false) app.get('/metrics', metricsHandler(metrics));
-  app.use(
-    pinoHttp({
-      logger: opts.logger,
-      genReqId: (req) => (req as unknown as { id: string }).id,
-      // Compact lines: headers (keys, tokens, cookies) never reach the log at all.
-      serializers: {
-        req: (req: { id: string; method: string; url: string }) => ({
-          id: req.id,
-          method: req.method,
-          url: req.url.split('?')[0],
-        }),
-        res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
-      },
-      customLogLevel: (_req, res, err) =>
-        err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'info' : 'debug',
-    }),
-  );
+  app.use(requestLogMiddleware(opts.logger));
   app.use(httpMetricsMiddleware(metrics));
   return {
     app,
@@ -143,7 +137,8 @@ export interface RunOptions {
   port: number;
   host?: string;
   logger: Logger;
-  serviceApp: ServiceApp;
+  /** An express app from createServiceApp, or any request listener with a draining switch. */
+  serviceApp: Pick<ServiceApp, 'setDraining'> & { app: http.RequestListener };
   /** Closed in order after the HTTP server stops: consumers, relays, then connections. */
   closers: Array<{ name: string; close: () => Promise<void> }>;
   graceSeconds: number;

@@ -2,7 +2,7 @@ import type { Logger } from '../logger';
 import type { EventPublisher } from '../events/bus';
 import type { EventEnvelope } from '../events/envelope';
 import { RelayLoop } from '../events/relay-loop';
-import { checkOut, type Pool, type Queryable } from './pool';
+import { checkOut, prepared, type Pool, type Queryable } from './pool';
 
 /**
  * Records events in the `outbox` table inside the caller's transaction: the events exist if and
@@ -40,7 +40,7 @@ export class PgOutboxRelay extends RelayLoop {
 
   protected async pass(): Promise<void> {
     // The common case, nothing pending, costs one statement and no transaction.
-    const pending = await this.pool.query('SELECT seq FROM outbox ORDER BY seq LIMIT 1');
+    const pending = await this.pool.query(prepared('SELECT seq FROM outbox ORDER BY seq LIMIT 1', []));
     if (pending.rowCount === 0) return;
     while (!this.stopped && (await this.batch()) === this.batchSize);
   }
@@ -51,12 +51,19 @@ export class PgOutboxRelay extends RelayLoop {
     try {
       await client.query('BEGIN');
       const { rows } = await client.query<{ seq: string; event: EventEnvelope }>(
-        'SELECT seq, event FROM outbox ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED',
-        [this.batchSize],
+        prepared('SELECT seq, event FROM outbox ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED', [
+          this.batchSize,
+        ]),
       );
-      for (const r of rows) await this.publisher.publish(r.event);
+      // Published side by side: one connection sends them in this order and JetStream stores them
+      // as they arrive, so the order holds while the batch waits for one round of acks, not one
+      // per event. A batch that fails is rolled back and published again (the duplicate window
+      // drops what had arrived).
+      await Promise.all(rows.map((r) => this.publisher.publish(r.event)));
       if (rows.length > 0)
-        await client.query('DELETE FROM outbox WHERE seq = ANY($1::bigint[])', [rows.map((r) => r.seq)]);
+        await client.query(
+          prepared('DELETE FROM outbox WHERE seq = ANY($1::bigint[])', [rows.map((r) => r.seq)]),
+        );
       await client.query('COMMIT');
       return rows.length;
     } catch (e) {

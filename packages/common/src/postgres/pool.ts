@@ -1,4 +1,5 @@
-import { Pool, type PoolClient, type PoolConfig } from 'pg';
+import { createHash } from 'node:crypto';
+import { Pool, type PoolClient, type PoolConfig, type QueryConfig } from 'pg';
 import type { Logger } from '../logger';
 import type { ReadinessCheck } from '../http/bootstrap';
 
@@ -147,4 +148,27 @@ export async function withTransaction<T>(
 
 export function isUniqueViolation(e: unknown): boolean {
   return (e as { code?: string } | null)?.code === '23505';
+}
+
+/**
+ * How many distinct statement texts a process prepares (named statements, parsed once per
+ * connection). The hot statements of a service are a handful of fixed texts; user-shaped queries
+ * (filters) add one text per shape, so the first ones are prepared and the rest stay unnamed.
+ */
+const MAX_PREPARED_TEXTS = 100;
+const preparedNames = new Map<string, string>();
+
+/**
+ * A query whose text PostgreSQL parses (and, once it has seen it a few times, plans) once per
+ * connection instead of on every execution: for an index probe, parsing and planning cost several
+ * times the execution. Needs session-level connections (direct, or PgBouncer in session mode or
+ * with `max_prepared_statements`).
+ */
+export function prepared(text: string, values: unknown[]): QueryConfig {
+  let name = preparedNames.get(text);
+  if (name === undefined && preparedNames.size < MAX_PREPARED_TEXTS) {
+    name = `baas_${createHash('sha1').update(text).digest('hex').slice(0, 24)}`;
+    preparedNames.set(text, name);
+  }
+  return name === undefined ? { text, values } : { name, text, values };
 }

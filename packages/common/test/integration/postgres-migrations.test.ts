@@ -37,7 +37,10 @@ describe('migratePostgres', () => {
     await migratePostgres(db.url, NEEDS_KERNEL, logger);
     const kernel = await applied(db.url, 'kernel_migrations');
     const service = await applied(db.url, 'service_migrations');
-    expect(kernel.map((m) => m.name)).toEqual(['0001_outbox_and_processed_events']);
+    expect(kernel.map((m) => m.name)).toEqual([
+      '0001_outbox_and_processed_events',
+      '0002_processed_events_lease',
+    ]);
     // The service migration reads `outbox`: it could only apply after the kernel's.
     expect(service.map((m) => m.name)).toEqual(['0001_outbox_backlog']);
     expect(service[0]!.run_on.getTime()).toBeGreaterThanOrEqual(kernel.at(-1)!.run_on.getTime());
@@ -60,6 +63,7 @@ describe('migratePostgres', () => {
     await Promise.all([1, 2, 3].map(() => migratePostgres(db.url, NEEDS_KERNEL, logger)));
     expect((await applied(db.url, 'kernel_migrations')).map((m) => m.name)).toEqual([
       '0001_outbox_and_processed_events',
+      '0002_processed_events_lease',
     ]);
     expect((await applied(db.url, 'service_migrations')).map((m) => m.name)).toEqual(['0001_outbox_backlog']);
   });

@@ -119,19 +119,21 @@ describe('PgProcessedEvents', () => {
   it('grants a claim exactly once among concurrent claimers on two replicas', async () => {
     const stores = [new PgProcessedEvents(db.pool), new PgProcessedEvents(replica)];
     const claims = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => stores[i % 2]!.claim('mailer', 'event-1')),
+      Array.from({ length: 20 }, (_, i) => stores[i % 2]!.claim('mailer', 'event-1', 60_000)),
     );
-    expect(claims.filter(Boolean)).toHaveLength(1);
+    expect(claims.filter((c) => c.status === 'claimed')).toHaveLength(1);
+    expect(claims.filter((c) => c.status === 'busy')).toHaveLength(19);
     // Another consumer's claim on the same event is its own.
-    expect(await stores[1]!.claim('janitor', 'event-1')).toBe(true);
+    expect((await stores[1]!.claim('janitor', 'event-1', 60_000)).status).toBe('claimed');
   });
 
   it('lets a released claim be claimed again, once', async () => {
     const store = new PgProcessedEvents(db.pool);
-    expect(await store.claim('mailer', 'event-2')).toBe(true);
-    await store.release('mailer', 'event-2');
-    expect(await store.claim('mailer', 'event-2')).toBe(true);
-    expect(await store.claim('mailer', 'event-2')).toBe(false);
+    const first = await store.claim('mailer', 'event-2', 60_000);
+    expect(first.status).toBe('claimed');
+    await store.release('mailer', 'event-2', (first as { token: string }).token);
+    expect((await store.claim('mailer', 'event-2', 60_000)).status).toBe('claimed');
+    expect((await store.claim('mailer', 'event-2', 60_000)).status).toBe('busy');
   });
 
   it('gives a redelivered event one effect, and retries one whose handler failed', async () => {

@@ -1,0 +1,70 @@
+import type { Request } from 'express';
+import type { ProjectId } from './tenancy';
+import { createEvent, type EventEnvelope } from './events/envelope';
+
+/**
+ * The audit log of admin actions. Each owning service hands an `audit.recorded` event to its
+ * outbox in the same write as the change it describes (so an entry exists exactly when the
+ * change does); the auth service keeps the log and serves it on the admin API.
+ */
+export const AUDIT_ACTIONS = [
+  'project.created',
+  'project.updated',
+  'project.deleted',
+  'project.key_rotated',
+  'collection.registered',
+  'collection.rls_disabled',
+  'collection.deleted',
+  'user.deleted',
+  'signing_key.rotated',
+] as const;
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+
+/** Who acted: the holder of the platform admin token (there is one operator credential). */
+export type AuditActor = { type: 'platform-admin' };
+
+export type AuditTargetType = 'project' | 'api-key' | 'collection' | 'user' | 'signing-key';
+export interface AuditTarget {
+  type: AuditTargetType;
+  id: string;
+}
+
+/** The payload of `audit.recorded` (version 1); time, project and request id are the envelope's. */
+export interface AuditRecorded {
+  action: AuditAction;
+  actor: AuditActor;
+  target: AuditTarget;
+  /** The client's address as the gateway saw it (TRUST_PROXY applied); null when unknown. */
+  clientIp: string | null;
+  /** Safe facts about the change (never a key, secret or document content). */
+  details?: Record<string, unknown>;
+}
+
+/** Who made an admin request and from where, as the gateway asserted it. */
+export interface AuditSource {
+  actor: AuditActor;
+  clientIp: string | null;
+  requestId: string;
+}
+
+/** The audit source of an admin request (call after the admin check). */
+export function auditSource(req: Request): AuditSource {
+  return {
+    actor: { type: 'platform-admin' },
+    clientIp: req.assertion?.clientIp ?? null,
+    requestId: req.assertion?.requestId ?? req.id,
+  };
+}
+
+/** The `audit.recorded` event for an action, to be written with the change it describes. */
+export function auditEvent(
+  projectId: ProjectId,
+  source: AuditSource,
+  action: AuditAction,
+  target: AuditTarget,
+  details?: Record<string, unknown>,
+): EventEnvelope<'audit.recorded'> {
+  const data: AuditRecorded = { action, actor: source.actor, target, clientIp: source.clientIp };
+  if (details) data.details = details;
+  return createEvent('audit.recorded', projectId, data, { requestId: source.requestId });
+}
