@@ -1,23 +1,29 @@
-import type { NextFunction, Request, Response } from 'express';
-import helmet from 'helmet';
+import type { KeyObject } from 'node:crypto';
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import { performance } from 'node:perf_hooks';
 import {
-  assertionKey,
-  createServiceApp,
+  AppError,
+  createMetrics,
   errors,
+  pickRequestId,
   signAssertion,
+  toAppError,
   type Logger,
   type Metrics,
   type ReadinessCheck,
-  type ServiceApp,
   type ServiceName,
 } from '@baas/common';
 import { matchRoute, mutatedProjectId } from './domain/routes';
+import { AssertionIssuer } from './domain/assertion-issuer';
+import { clientAddress, parseTrustProxy } from './domain/client-address';
 import type { ProjectDirectory, RateLimiter } from './ports';
-import { rateLimitMiddleware } from './http/rate-limit.middleware';
-import { authenticateMiddleware } from './http/authenticate.middleware';
-import { corsPreflight } from './http/cors.middleware';
-import { createServiceProxy } from './http/proxy';
-import './http/state';
+import { applyRateLimits } from './http/rate-limit';
+import { authenticator } from './http/authenticate';
+import { answerPreflight } from './http/cors';
+import { sendError, sendJson, header, type Exchange } from './http/exchange';
+import { applyHeaders, securityHeaders } from './http/security-headers';
+import { Upstream } from './http/upstream';
+import { readiness as readinessAnswer } from './http/health';
 
 export interface GatewayDeps {
   logger: Logger;
@@ -27,67 +33,128 @@ export interface GatewayDeps {
   globalLimiter: RateLimiter;
   authLimiter: RateLimiter;
   limits: { globalWindowSeconds: number; authWindowSeconds: number };
-  trustProxy: 'false' | 'loopback';
+  /** TRUST_PROXY as express reads it: false, true, a hop count, or addresses/CIDRs/names. */
+  trustProxy: string;
   adminToken: string;
-  assertionSecret: string;
+  /** The Ed25519 private key that signs assertions (GATEWAY_ASSERTION_PRIVATE_KEY). */
+  assertionPrivateKey: KeyObject;
   upstreams: Record<Exclude<ServiceName, 'janitor'>, string>;
   upstreamTimeoutMs: number;
 }
 
-/** The gateway: the only door clients use. Cheap rejections run first, bodies stream through. */
-export function createApp(deps: GatewayDeps): ServiceApp {
-  const svc = createServiceApp({
-    service: 'gateway',
-    logger: deps.logger,
-    readiness: deps.readiness,
-    metrics: deps.metrics,
-    metricsRoute: false,
-  });
-  const { app } = svc;
-  app.set('trust proxy', deps.trustProxy === 'loopback' ? 'loopback' : false);
-  app.use(helmet({ contentSecurityPolicy: false, crossOriginResourcePolicy: { policy: 'cross-origin' } }));
-  app.use(corsPreflight);
-  app.use((req: Request, _res: Response, next: NextFunction) => {
-    const route = matchRoute(req.path);
-    if (!route) return next(errors.routeNotFound());
-    req.gateway = { route };
-    next();
-  });
-  app.use(
-    rateLimitMiddleware({
-      global: deps.globalLimiter,
-      globalWindowSeconds: deps.limits.globalWindowSeconds,
-      auth: deps.authLimiter,
-      authWindowSeconds: deps.limits.authWindowSeconds,
-    }),
-  );
-  app.use(authenticateMiddleware({ directory: deps.directory, adminToken: deps.adminToken }));
-  const key = assertionKey(deps.assertionSecret);
-  app.use(async (req: Request, _res: Response, next: NextFunction) => {
-    const state = req.gateway;
-    if (!state?.claims) return next(errors.routeNotFound());
-    state.assertion = await signAssertion(key, state.route.service, state.claims);
-    next();
-  });
-  const proxies = Object.fromEntries(
+export interface GatewayApp {
+  /** The request listener for node:http (or supertest). */
+  app: RequestListener;
+  metrics: Metrics;
+  /** Flip readiness to 503 (on SIGTERM) while in-flight requests drain. */
+  setDraining: () => void;
+  close: () => Promise<void>;
+}
+
+/**
+ * The gateway: the only door clients use. Each request runs a short list of plain steps on
+ * node:http (no framework: this hop is paid on every request) — request id and security headers,
+ * health, CORS preflight, route, rate limit, caller, assertion — and is streamed to its service.
+ */
+export function createApp(deps: GatewayDeps): GatewayApp {
+  const metrics = deps.metrics ?? createMetrics('gateway');
+  const trust = parseTrustProxy(deps.trustProxy);
+  const headers = securityHeaders();
+  const authenticate = authenticator({ directory: deps.directory, adminToken: deps.adminToken });
+  const limits = {
+    global: deps.globalLimiter,
+    globalWindowSeconds: deps.limits.globalWindowSeconds,
+    auth: deps.authLimiter,
+    authWindowSeconds: deps.limits.authWindowSeconds,
+  };
+  const key = deps.assertionPrivateKey;
+  const issuer = new AssertionIssuer((aud, claims) => signAssertion(key, aud, claims));
+  const upstreams = new Map<ServiceName, Upstream>(
     (Object.keys(deps.upstreams) as Array<keyof GatewayDeps['upstreams']>).map((s) => [
       s,
-      createServiceProxy(s, deps.upstreams[s], deps.logger, deps.upstreamTimeoutMs, {
-        // A key rotated or a project changed through this gateway is refused here at once; other
-        // replicas learn it from the auth service's NATS invalidation.
-        onUpstreamResponse: (req, status) => {
-          if (status < 200 || status >= 300 || req.gateway?.route.auth !== 'admin') return;
-          const id = mutatedProjectId(req.method, req.path);
-          if (id) deps.directory.invalidateProject?.(id);
-        },
-      }),
+      new Upstream(s, deps.upstreams[s], deps.logger, deps.upstreamTimeoutMs),
     ]),
   );
-  app.use((req: Request, res: Response, next: NextFunction) => {
-    const proxy = proxies[req.gateway?.route.service ?? ''];
-    if (!proxy) return next(errors.routeNotFound());
-    return proxy(req, res, next);
-  });
-  svc.finish();
-  return svc;
+  let draining = false;
+  const log = deps.logger;
+
+  function finished(ex: Exchange, started: number): void {
+    const status = ex.res.statusCode;
+    const seconds = (performance.now() - started) / 1000;
+    metrics.httpDuration.observe(
+      { method: ex.req.method ?? '', route: ex.route?.prefix ?? 'unmatched', status_code: String(status) },
+      seconds,
+    );
+    const level = status >= 500 ? 'error' : status >= 400 ? 'info' : 'debug';
+    if (log.isLevelEnabled(level))
+      log[level](
+        {
+          req: { id: ex.id, method: ex.req.method, url: ex.path },
+          res: { statusCode: status },
+          responseTime: Math.round(seconds * 1000),
+        },
+        'request completed',
+      );
+  }
+
+  async function handle(ex: Exchange): Promise<void> {
+    const { req, res } = ex;
+    if (ex.path === '/livez') return sendJson(res, 200, { status: 'ok' });
+    if (ex.path === '/readyz') return readinessAnswer(res, deps.readiness, draining);
+    res.setHeader('Vary', 'Origin');
+    if (answerPreflight(ex)) return;
+    ex.route = matchRoute(ex.path);
+    if (!ex.route) return sendError(ex, errors.routeNotFound());
+    const limited = await applyRateLimits(ex, limits);
+    if (limited) return sendError(ex, limited);
+    const refused = await authenticate(ex);
+    if (refused) return sendError(ex, refused);
+    const route = ex.route;
+    const upstream = upstreams.get(route.service);
+    if (!upstream || !ex.claims) return sendError(ex, errors.routeNotFound());
+    const assertion = await issuer.issue(route.service, ex.claims, ex.project);
+    await upstream.forward(ex, {
+      assertion,
+      dropAuthorization: route.auth === 'admin' || route.auth === 'admin-project',
+      onResponse: (status) => {
+        // A key rotated or a project changed through this gateway is refused here at once; other
+        // replicas learn it from the auth service's NATS invalidation.
+        if (status < 200 || status >= 300 || route.auth !== 'admin') return;
+        const id = mutatedProjectId(req.method ?? '', ex.path);
+        if (id) deps.directory.invalidateProject?.(id);
+      },
+    });
+  }
+
+  const app: RequestListener = (req: IncomingMessage, res: ServerResponse) => {
+    const started = performance.now();
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const ex: Exchange = {
+      req,
+      res,
+      id: pickRequestId(header(req, 'x-request-id')),
+      path: q < 0 ? url : url.slice(0, q),
+      ip: clientAddress(req, trust),
+    };
+    res.setHeader('x-request-id', ex.id);
+    applyHeaders(res, headers);
+    res.once('finish', () => finished(ex, started));
+    handle(ex).catch((err: unknown) => {
+      const known = toAppError(err);
+      if (!known) log.error({ err, requestId: ex.id }, 'unhandled error');
+      sendError(ex, known ?? new AppError(500, 'INTERNAL', 'Internal server error'));
+    });
+  };
+
+  return {
+    app,
+    metrics,
+    setDraining: () => {
+      draining = true;
+    },
+    close: async () => {
+      await Promise.all([...upstreams.values()].map((u) => u.close()));
+    },
+  };
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { env, loadConfig } from '@baas/common';
+import { assertionPrivateKeySchema, env, loadConfig, natsEnvShape } from '@baas/common';
+import { parseTrustProxy } from './domain/client-address';
 
 export const gatewayConfigSchema = z.object({
   GATEWAY_PORT: env.port(8080),
@@ -9,10 +10,24 @@ export const gatewayConfigSchema = z.object({
   STORAGE_URL: env.url('http://127.0.0.1:8083'),
   MAIL_URL: env.url('http://127.0.0.1:8084'),
   REDIS_URL: env.string('redis://127.0.0.1:6379'),
-  NATS_URL: env.string('nats://127.0.0.1:4222'),
+  ...natsEnvShape,
   PLATFORM_ADMIN_TOKEN: env.secret(16),
-  INTERNAL_ASSERTION_SECRET: env.secret(32),
-  TRUST_PROXY: z.enum(['false', 'loopback']).default('false'),
+  /**
+   * Signs the assertions the services trust (Ed25519, PEM PKCS#8, or _FILE). The gateway alone
+   * holds it; the services get the public half (GATEWAY_ASSERTION_PUBLIC_KEY).
+   */
+  GATEWAY_ASSERTION_PRIVATE_KEY: assertionPrivateKeySchema,
+  /** What express's `trust proxy` accepts: false, true, a hop count, or addresses/CIDRs/names. */
+  TRUST_PROXY: z
+    .string()
+    .default('false')
+    .superRefine((v, ctx) => {
+      try {
+        parseTrustProxy(v);
+      } catch (e) {
+        ctx.addIssue({ code: 'custom', message: (e as Error).message });
+      }
+    }),
   RATE_LIMIT_GLOBAL_POINTS: env.positiveInt(100),
   RATE_LIMIT_GLOBAL_WINDOW_SECONDS: env.positiveInt(900),
   RATE_LIMIT_AUTH_POINTS: env.positiveInt(20),

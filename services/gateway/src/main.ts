@@ -4,6 +4,7 @@ const telemetry = startTelemetry('gateway');
 import { Redis } from 'ioredis';
 import {
   connectNats,
+  natsClientOptions,
   createLogger,
   createMetrics,
   redactConfig,
@@ -33,10 +34,10 @@ async function main(): Promise<void> {
   redis.on('error', (err) => logger.debug({ err }, 'redis error'));
 
   const directory = new CachedProjectDirectory(
-    new AuthProjectDirectory(config.AUTH_URL, config.INTERNAL_ASSERTION_SECRET),
+    new AuthProjectDirectory(config.AUTH_URL, config.GATEWAY_ASSERTION_PRIVATE_KEY),
     config.KEY_CACHE_TTL_SECONDS * 1000,
   );
-  const nc = await connectNats(config.NATS_URL, 'baas-gateway', logger);
+  const nc = await connectNats(config.NATS_URL, 'baas-gateway', logger, natsClientOptions(config, 'gateway'));
   const sub = subscribeInvalidations(nc, directory);
 
   const metrics = createMetrics('gateway');
@@ -63,7 +64,7 @@ async function main(): Promise<void> {
     },
     trustProxy: config.TRUST_PROXY,
     adminToken: config.PLATFORM_ADMIN_TOKEN,
-    assertionSecret: config.INTERNAL_ASSERTION_SECRET,
+    assertionPrivateKey: config.GATEWAY_ASSERTION_PRIVATE_KEY,
     upstreams: {
       auth: config.AUTH_URL,
       data: config.DATA_URL,
@@ -81,6 +82,7 @@ async function main(): Promise<void> {
     serviceApp,
     graceSeconds: config.SHUTDOWN_GRACE_SECONDS,
     closers: [
+      { name: 'upstreams', close: () => serviceApp.close() },
       { name: 'metrics', close: () => new Promise<void>((r) => metricsServer.close(() => r())) },
       {
         name: 'nats',

@@ -1,5 +1,7 @@
+import type { KeyObject } from 'node:crypto';
 import { Agent, request } from 'node:http';
-import { assertionKey, signAssertion, trustedProjectId, type KeyType } from '@baas/common';
+import { signAssertion, trustedProjectId, type KeyType } from '@baas/common';
+import { AssertionIssuer } from '../domain/assertion-issuer';
 import type { ProjectDirectory, ResolvedProject } from '../ports';
 
 interface WireResolved {
@@ -9,16 +11,19 @@ interface WireResolved {
   settings: ResolvedProject['settings'];
 }
 
-/** Calls the auth service's internal API (keep-alive) with an assertion addressed to it. */
+/**
+ * Calls the auth service's internal API (keep-alive) with an assertion addressed to it, signed
+ * with the gateway's private key like every other assertion (one reused for 30 s).
+ */
 export class AuthProjectDirectory implements ProjectDirectory {
   private readonly agent = new Agent({ keepAlive: true, maxSockets: 64 });
-  private readonly key: Uint8Array;
+  private readonly issuer: AssertionIssuer;
 
   constructor(
     private readonly authUrl: string,
-    assertionSecret: string,
+    assertionPrivateKey: KeyObject,
   ) {
-    this.key = assertionKey(assertionSecret);
+    this.issuer = new AssertionIssuer((aud, claims) => signAssertion(assertionPrivateKey, aud, claims));
   }
 
   async byKeyHash(keyHash: string, requestId: string): Promise<ResolvedProject | null> {
@@ -35,7 +40,7 @@ export class AuthProjectDirectory implements ProjectDirectory {
     requestId: string,
     body?: string,
   ): Promise<ResolvedProject | null> {
-    const assertion = await signAssertion(this.key, 'auth', { requestId, admin: false });
+    const assertion = await this.issuer.issue('auth', { admin: false });
     const url = new URL(path, this.authUrl);
     const { status, text } = await new Promise<{ status: number; text: string }>((resolve, reject) => {
       const req = request(

@@ -14,6 +14,8 @@ describe('matchRoute', () => {
     ['/api/admin/projects/64b7f0c2a1b2c3d4e5f60718/users-schema', 'auth', 'admin-project', false],
     ['/api/admin/mail/templates/welcome', 'mail', 'admin', false],
     ['/api/admin/signing-keys/rotate', 'auth', 'admin', false],
+    ['/api/admin/audit', 'auth', 'admin', false],
+    ['/api/admin/projects/64b7f0c2a1b2c3d4e5f60718/audit', 'auth', 'admin', false],
     ['/files/64b7f0c2a1b2c3d4e5f60718/a.png', 'storage', 'public', false],
     ['/.well-known/jwks.json', 'auth', 'public', false],
   ])('routes %s to %s with %s auth', (path, service, auth, authLimiter) => {

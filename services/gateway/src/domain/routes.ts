@@ -9,6 +9,8 @@ export type RouteAuth = 'key' | 'admin' | 'admin-project' | 'public';
 export interface RouteMatch {
   service: ServiceName;
   auth: RouteAuth;
+  /** The route group, a bounded label for metrics (e.g. `/api/data`). */
+  prefix: string;
   /** The stricter auth limiter applies too. */
   authLimiter: boolean;
   projectId?: string;
@@ -24,17 +26,34 @@ export function matchRoute(path: string): RouteMatch | undefined {
   const sub = ADMIN_PROJECT_SUB.exec(path);
   if (sub) {
     const service: ServiceName = sub[2] === 'collections' ? 'data' : sub[2] === 'mail' ? 'mail' : 'auth';
-    return { service, auth: 'admin-project', authLimiter: false, projectId: sub[1] ?? '' };
+    return {
+      service,
+      auth: 'admin-project',
+      authLimiter: false,
+      projectId: sub[1] ?? '',
+      prefix: `/api/admin/projects/:projectId/${sub[2]}`,
+    };
   }
-  if (under(path, '/api/admin/projects')) return { service: 'auth', auth: 'admin', authLimiter: false };
-  if (under(path, '/api/admin/mail')) return { service: 'mail', auth: 'admin', authLimiter: false };
-  if (under(path, '/api/admin/signing-keys')) return { service: 'auth', auth: 'admin', authLimiter: false };
-  if (under(path, '/api/userAuth')) return { service: 'auth', auth: 'key', authLimiter: true };
-  if (under(path, '/api/data')) return { service: 'data', auth: 'key', authLimiter: false };
-  if (under(path, '/api/storage')) return { service: 'storage', auth: 'key', authLimiter: false };
-  if (under(path, '/api/mail')) return { service: 'mail', auth: 'key', authLimiter: false };
-  if (under(path, '/files')) return { service: 'storage', auth: 'public', authLimiter: false };
-  if (path === '/.well-known/jwks.json') return { service: 'auth', auth: 'public', authLimiter: false };
+  if (under(path, '/api/admin/projects'))
+    return { service: 'auth', auth: 'admin', authLimiter: false, prefix: '/api/admin/projects' };
+  if (under(path, '/api/admin/mail'))
+    return { service: 'mail', auth: 'admin', authLimiter: false, prefix: '/api/admin/mail' };
+  if (under(path, '/api/admin/signing-keys'))
+    return { service: 'auth', auth: 'admin', authLimiter: false, prefix: '/api/admin/signing-keys' };
+  if (under(path, '/api/admin/audit'))
+    return { service: 'auth', auth: 'admin', authLimiter: false, prefix: '/api/admin/audit' };
+  if (under(path, '/api/userAuth'))
+    return { service: 'auth', auth: 'key', authLimiter: true, prefix: '/api/userAuth' };
+  if (under(path, '/api/data'))
+    return { service: 'data', auth: 'key', authLimiter: false, prefix: '/api/data' };
+  if (under(path, '/api/storage'))
+    return { service: 'storage', auth: 'key', authLimiter: false, prefix: '/api/storage' };
+  if (under(path, '/api/mail'))
+    return { service: 'mail', auth: 'key', authLimiter: false, prefix: '/api/mail' };
+  if (under(path, '/files'))
+    return { service: 'storage', auth: 'public', authLimiter: false, prefix: '/files' };
+  if (path === '/.well-known/jwks.json')
+    return { service: 'auth', auth: 'public', authLimiter: false, prefix: path };
   return undefined;
 }
 

@@ -4,9 +4,9 @@ import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import type { NatsConnection } from '@nats-io/nats-core';
 import {
-  assertionKey,
   connectNats,
   createLogger,
+  generateAssertionKeyPair,
   createServiceApp,
   JetStreamBus,
   requireGatewayAssertion,
@@ -31,7 +31,8 @@ import { subscribeInvalidations } from '../../src/adapters/nats-invalidation';
  * server standing in for a backend service so the forwarded request can be inspected.
  */
 const logger = createLogger('test', 'silent');
-const secret = randomBytes(32).toString('base64url');
+/** The gateway's key pair: the gateways under test sign, the auth app and the checks verify. */
+const keys = generateAssertionKeyPair();
 const adminToken = randomBytes(24).toString('base64url');
 const servers: http.Server[] = [];
 let authStore: TestStore;
@@ -56,7 +57,7 @@ function gatewayWith(opts: {
   prefix?: string;
   nats?: boolean;
 }) {
-  const directory = new CachedProjectDirectory(new AuthProjectDirectory(authUrl, secret), 60_000);
+  const directory = new CachedProjectDirectory(new AuthProjectDirectory(authUrl, keys.privateKey), 60_000);
   if (opts.nats !== false) subscribeInvalidations(nc, directory);
   const prefix = opts.prefix ?? `rl:${randomBytes(4).toString('hex')}`;
   const client = opts.redisClient ?? redis;
@@ -69,7 +70,7 @@ function gatewayWith(opts: {
     limits: { globalWindowSeconds: 900, authWindowSeconds: 900 },
     trustProxy: 'loopback',
     adminToken,
-    assertionSecret: secret,
+    assertionPrivateKey: keys.privateKey,
     upstreams: { auth: authUrl, data: opts.data ?? echoUrl, storage: 'http://127.0.0.1:1', mail: echoUrl },
     upstreamTimeoutMs: 500,
   }).app;
@@ -93,7 +94,12 @@ beforeAll(async () => {
   authStore = await openTestStore('gw_auth');
   const wired = await wireAuth(
     authStore.store,
-    loadAuthConfig({ INTERNAL_ASSERTION_SECRET: secret, DATABASE_URL: authStore.url }),
+    loadAuthConfig({
+      GATEWAY_ASSERTION_PUBLIC_KEY: keys.publicKeyPem,
+      AUTH_SECRET: randomBytes(32).toString('base64url'),
+      DATABASE_URL: authStore.url,
+      MAIL_ENVELOPE_KEY: randomBytes(32).toString('hex'),
+    }),
     logger,
     await JetStreamBus.create(nc, logger),
   );
@@ -106,7 +112,7 @@ beforeAll(async () => {
     defaults: { storageBytes: 100, documents: 100, mailMonthly: 100 },
   };
   const auth = createServiceApp({ service: 'auth', logger, readiness: [] });
-  auth.app.use(requireGatewayAssertion(assertionKey(secret), 'auth'));
+  auth.app.use(requireGatewayAssertion(keys.publicKey, 'auth'));
   auth.app.use('/internal', internalRoutes(projectDeps));
   auth.app.use('/api/admin/projects', adminProjectRoutes(projectDeps));
   authUrl = await listen(auth.finish());
@@ -181,17 +187,62 @@ describe('gateway (real Redis, NATS, auth service)', () => {
     expect(lastEcho?.headers['x-request-id']).toBe('client-id-1');
     expect(lastEcho?.headers.traceparent).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
     const claims = await verifyAssertion(
-      assertionKey(secret),
+      keys.publicKey,
       'data',
       String(lastEcho?.headers['x-gateway-assertion']),
     );
-    expect(claims).toMatchObject({
-      projectId: p.id,
-      keyType: 'secret',
-      admin: false,
-      requestId: 'client-id-1',
-    });
+    expect(claims).toMatchObject({ projectId: p.id, keyType: 'secret', admin: false });
+    expect(claims).not.toHaveProperty('requestId'); // it travels in x-request-id
     expect(r.headers.get('x-request-id')).toBe('client-id-1');
+  });
+
+  it('signs one assertion per caller and service and reuses it, a new one after a project change', async () => {
+    const p = await newProject();
+    const q = await newProject();
+    const seen = async (key: string) => {
+      expect((await call(gatewayUrl, 'GET', '/api/data/t', { 'x-api-key': key })).status).toBe(200);
+      return String(lastEcho?.headers['x-gateway-assertion']);
+    };
+    const first = await seen(p.secretKey);
+    expect(await seen(p.secretKey)).toBe(first);
+    expect(await seen(q.secretKey)).not.toBe(first);
+    const patched = await call(
+      gatewayUrl,
+      'PATCH',
+      `/api/admin/projects/${p.id}`,
+      { authorization: `Bearer ${adminToken}` },
+      { settings: { limits: { documents: 7 } } },
+    );
+    expect(patched.status).toBe(200);
+    const after = await seen(p.secretKey);
+    expect(after).not.toBe(first);
+    const claims = await verifyAssertion(keys.publicKey, 'data', after);
+    expect(claims.settings?.limits.documents).toBe(7);
+  });
+
+  it('lets any origin read a keyed answer without credentials, and only allowlisted origins with them', async () => {
+    const open = await newProject();
+    const listed = await newProject({ allowedOrigins: ['https://app.example.com'] });
+    const anyOrigin = await call(gatewayUrl, 'GET', '/api/data/t', {
+      'x-api-key': open.secretKey,
+      origin: 'https://evil.example',
+    });
+    expect(anyOrigin.status).toBe(200);
+    expect(anyOrigin.headers.get('access-control-allow-origin')).toBe('https://evil.example');
+    expect(anyOrigin.headers.get('access-control-allow-credentials')).toBeNull();
+    const allowed = await call(gatewayUrl, 'GET', '/api/data/t', {
+      'x-api-key': listed.secretKey,
+      origin: 'https://app.example.com',
+    });
+    expect(allowed.headers.get('access-control-allow-origin')).toBe('https://app.example.com');
+    expect(allowed.headers.get('access-control-allow-credentials')).toBe('true');
+    const other = await call(gatewayUrl, 'GET', '/api/data/t', {
+      'x-api-key': listed.secretKey,
+      origin: 'https://evil.example',
+    });
+    expect(other.status).toBe(403);
+    expect(other.headers.get('access-control-allow-origin')).toBeNull();
+    expect(other.headers.get('access-control-allow-credentials')).toBeNull();
   });
 
   it('answers 401 in the error body for a missing or unknown key', async () => {
@@ -294,7 +345,7 @@ describe('gateway (real Redis, NATS, auth service)', () => {
   });
 
   it('ignores X-Forwarded-For from a non-loopback peer only when TRUST_PROXY is false', async () => {
-    const directory = new CachedProjectDirectory(new AuthProjectDirectory(authUrl, secret), 60_000);
+    const directory = new CachedProjectDirectory(new AuthProjectDirectory(authUrl, keys.privateKey), 60_000);
     const app = createApp({
       logger,
       readiness: [],
@@ -304,7 +355,7 @@ describe('gateway (real Redis, NATS, auth service)', () => {
       limits: { globalWindowSeconds: 900, authWindowSeconds: 900 },
       trustProxy: 'false',
       adminToken,
-      assertionSecret: secret,
+      assertionPrivateKey: keys.privateKey,
       upstreams: { auth: authUrl, data: echoUrl, storage: echoUrl, mail: echoUrl },
       upstreamTimeoutMs: 500,
     }).app;
@@ -314,6 +365,46 @@ describe('gateway (real Redis, NATS, auth service)', () => {
     for (let i = 0; i < 3; i++)
       statuses.push((await call(gw, 'GET', '/api/data/t', { 'x-forwarded-for': `10.1.1.${i}` })).status);
     expect(statuses).toEqual([401, 401, 429]);
+  });
+
+  function limitedGateway(trustProxy: string, points: number) {
+    const directory = new CachedProjectDirectory(new AuthProjectDirectory(authUrl, keys.privateKey), 60_000);
+    return createApp({
+      logger,
+      readiness: [],
+      directory,
+      globalLimiter: new RedisRateLimiter(redis, points, 900, `rl:${randomBytes(4).toString('hex')}`),
+      authLimiter: new RedisRateLimiter(redis, points, 900, `rl:${randomBytes(4).toString('hex')}`),
+      limits: { globalWindowSeconds: 900, authWindowSeconds: 900 },
+      trustProxy,
+      adminToken,
+      assertionPrivateKey: keys.privateKey,
+      upstreams: { auth: authUrl, data: echoUrl, storage: echoUrl, mail: echoUrl },
+      upstreamTimeoutMs: 500,
+    }).app;
+  }
+
+  it('behind one trusted hop (TRUST_PROXY=1), limits two clients separately and ignores what a client prepends', async () => {
+    const gw = await listen(limitedGateway('1', 2));
+    const as = async (xff: string) =>
+      (await call(gw, 'GET', '/api/data/t', { 'x-forwarded-for': xff })).status;
+    // the ingress (our loopback peer) appended each client's address
+    expect([await as('198.51.100.1'), await as('198.51.100.1')]).toEqual([401, 401]);
+    expect(await as('198.51.100.2')).toBe(401); // another client has its own bucket
+    // a client that sends its own X-Forwarded-For gets the ingress's address for it appended
+    expect(await as('192.0.2.99, 198.51.100.1')).toBe(429);
+  });
+
+  it('ignores a spoofed X-Forwarded-For from a peer outside the trusted ranges', async () => {
+    const gw = await listen(limitedGateway('10.0.0.0/8, 192.168.0.0/16', 2));
+    const statuses: number[] = [];
+    for (let i = 0; i < 3; i++)
+      statuses.push((await call(gw, 'GET', '/api/data/t', { 'x-forwarded-for': `10.1.1.${i}` })).status);
+    expect(statuses).toEqual([401, 401, 429]);
+  });
+
+  it('refuses a TRUST_PROXY value express would not accept', () => {
+    expect(() => limitedGateway('10.0.0.0/99', 2)).toThrow(/TRUST_PROXY/);
   });
 
   it('turns an unreachable service into 503 and a slow one into 504, in the error body', async () => {
@@ -347,7 +438,7 @@ describe('gateway (real Redis, NATS, auth service)', () => {
     });
     expect(lastEcho?.headers.authorization).toBeUndefined();
     const claims = await verifyAssertion(
-      assertionKey(secret),
+      keys.publicKey,
       'mail',
       String(lastEcho?.headers['x-gateway-assertion']),
     );

@@ -1,0 +1,162 @@
+import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
+import { randomBytes } from 'node:crypto';
+import { Pool } from 'undici';
+import { ASSERTION_HEADER, errors, type AppError, type Logger, type ServiceName } from '@baas/common';
+import { header, sendError, type Exchange } from './exchange';
+
+/** Hop-by-hop headers (RFC 9110 §7.6.1) and what undici sets itself: never forwarded. */
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  // this server already answered `100 Continue`; passed on, undici refuses the request
+  'expect',
+]);
+
+/** Headers a client must never be able to pass through to a service. */
+const STRIPPED_REQUEST = new Set([ASSERTION_HEADER, 'x-api-key', 'x-request-id']);
+
+function traceparent(): string {
+  return `00-${randomBytes(16).toString('hex')}-${randomBytes(8).toString('hex')}-01`;
+}
+
+function appendForwarded(value: string | string[] | undefined, add: string): string {
+  const prior = Array.isArray(value) ? value.join(', ') : value;
+  return prior ? `${prior}, ${add}` : add;
+}
+
+export interface ForwardOptions {
+  assertion: string;
+  /** The admin token is for the gateway only. */
+  dropAuthorization: boolean;
+  /** Called with the upstream status before any byte of the answer reaches the client. */
+  onResponse?: (status: number) => void;
+}
+
+/**
+ * One service behind the gateway: a keep-alive connection pool (undici) that streams request and
+ * answer bodies through without parsing them. The assertion, request id, trace context and
+ * X-Forwarded-* are set on the upstream request; an unreachable service is 503, a slow one 504,
+ * anything else that breaks before the answer starts 502.
+ */
+export class Upstream {
+  private readonly pool: Pool;
+
+  constructor(
+    readonly service: ServiceName,
+    origin: string,
+    private readonly logger: Logger,
+    private readonly timeoutMs: number,
+  ) {
+    this.pool = new Pool(origin, {
+      connections: 256,
+      pipelining: 1,
+      keepAliveTimeout: 30_000,
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+    });
+  }
+
+  async forward(ex: Exchange, opts: ForwardOptions): Promise<void> {
+    const { req, res } = ex;
+    const headers = this.requestHeaders(ex, req.headers, opts);
+    const abort = new AbortController();
+    const onClose = (): void => {
+      if (!res.writableFinished) abort.abort();
+    };
+    res.once('close', onClose);
+    const hasBody =
+      req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined;
+    let answer;
+    try {
+      answer = await this.pool.request({
+        method: req.method as 'GET',
+        path: req.url ?? '/',
+        headers,
+        body: hasBody ? req : null,
+        signal: abort.signal,
+      });
+    } catch (err) {
+      res.off('close', onClose);
+      if (abort.signal.aborted) return; // the client went away
+      const mapped = this.mapError(err as NodeJS.ErrnoException);
+      this.logger.warn(
+        { err, service: this.service, requestId: ex.id, status: mapped.status },
+        'upstream error',
+      );
+      sendError(ex, mapped);
+      return;
+    }
+    opts.onResponse?.(answer.statusCode);
+    res.writeHead(answer.statusCode, responseHeaders(answer.headers));
+    const body = answer.body;
+    body.on('error', (err) => {
+      this.logger.warn({ err, service: this.service, requestId: ex.id }, 'upstream answer broke off');
+      res.destroy();
+    });
+    body.on('end', () => res.off('close', onClose));
+    body.pipe(res);
+  }
+
+  close(): Promise<void> {
+    return this.pool.close();
+  }
+
+  private requestHeaders(
+    ex: Exchange,
+    incoming: IncomingHttpHeaders,
+    opts: ForwardOptions,
+  ): Record<string, string | string[]> {
+    const out: Record<string, string | string[]> = {};
+    for (const name in incoming) {
+      if (HOP_BY_HOP.has(name) || STRIPPED_REQUEST.has(name)) continue;
+      const v = incoming[name];
+      if (v !== undefined) out[name] = v;
+    }
+    if (opts.dropAuthorization) delete out.authorization;
+    out[ASSERTION_HEADER] = opts.assertion;
+    out['x-request-id'] = ex.id;
+    if (!header(ex.req, 'traceparent')) out.traceparent = traceparent();
+    const peer = ex.req.socket.remoteAddress ?? '';
+    out['x-forwarded-for'] = appendForwarded(incoming['x-forwarded-for'], peer);
+    out['x-forwarded-proto'] = appendForwarded(incoming['x-forwarded-proto'], 'http');
+    out['x-forwarded-port'] = appendForwarded(
+      incoming['x-forwarded-port'],
+      String(ex.req.socket.localPort ?? ''),
+    );
+    if (incoming.host && !incoming['x-forwarded-host']) out['x-forwarded-host'] = incoming.host;
+    return out;
+  }
+
+  private mapError(err: NodeJS.ErrnoException): AppError {
+    switch (err.code ?? '') {
+      case 'ECONNREFUSED':
+      case 'ENOTFOUND':
+      case 'EAI_AGAIN':
+      case 'EHOSTUNREACH':
+        return errors.serviceUnavailable('Upstream service unavailable');
+      case 'UND_ERR_HEADERS_TIMEOUT':
+      case 'UND_ERR_CONNECT_TIMEOUT':
+      case 'ETIMEDOUT':
+        return errors.gatewayTimeout();
+      default:
+        return errors.badGateway();
+    }
+  }
+}
+
+function responseHeaders(headers: IncomingHttpHeaders): OutgoingHttpHeaders {
+  const out: OutgoingHttpHeaders = {};
+  for (const name in headers) {
+    if (HOP_BY_HOP.has(name)) continue;
+    const v = headers[name];
+    if (v !== undefined) out[name] = v;
+  }
+  return out;
+}
