@@ -1,5 +1,5 @@
+import type { KeyObject } from 'node:crypto';
 import {
-  assertionKey,
   createServiceApp,
   requireGatewayAssertion,
   type Logger,
@@ -11,16 +11,21 @@ import type { AuthDeps } from './domain/deps';
 import { adminProjectRoutes } from './http/admin-projects.routes';
 import { adminUserRoutes } from './http/admin-users.routes';
 import { adminSigningKeyRoutes } from './http/admin-signing-keys.routes';
+import { adminAuditRoutes } from './http/admin-audit.routes';
+import type { AuditLog } from './ports';
 import { internalRoutes } from './http/internal.routes';
 import { jwksRoutes } from './http/jwks.routes';
 import { userAuthRoutes } from './http/user-auth.routes';
 
 export interface AuthAppDeps {
   logger: Logger;
-  assertionSecret: string;
+  /** The gateway's public key (GATEWAY_ASSERTION_PUBLIC_KEY): verifies, never signs. */
+  assertionPublicKey: KeyObject;
   readiness: ReadinessCheck[];
   projects: ProjectDeps;
   auth: AuthDeps;
+  /** The audit log (read here; appended by the `audit.recorded` consumer and signing-key rotation). */
+  audit: AuditLog;
 }
 
 /** The auth service's HTTP app; what tests build with real adapters. */
@@ -29,13 +34,14 @@ export function createApp(deps: AuthAppDeps): ServiceApp {
   const { app } = svc;
   // Public: verifiers fetch the keys directly, without an assertion.
   app.use(jwksRoutes(deps.auth.keys));
-  app.use(requireGatewayAssertion(assertionKey(deps.assertionSecret), 'auth'));
+  app.use(requireGatewayAssertion(deps.assertionPublicKey, 'auth'));
   app.use('/internal', internalRoutes(deps.projects));
   app.use('/api/userAuth', userAuthRoutes(deps.auth, deps.projects.projects));
+  app.use(adminAuditRoutes(deps.audit, deps.projects.projects));
   // Before the projects router, whose own middleware would parse and guard these paths too.
   app.use('/api/admin/projects', adminUserRoutes(deps.auth, deps.projects.projects));
   app.use('/api/admin/projects', adminProjectRoutes(deps.projects));
-  app.use('/api/admin/signing-keys', adminSigningKeyRoutes(deps.auth.keys));
+  app.use('/api/admin/signing-keys', adminSigningKeyRoutes(deps.auth.keys, deps.audit));
   svc.finish();
   return svc;
 }

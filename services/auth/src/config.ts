@@ -1,5 +1,13 @@
+import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { env, loadConfig, storeEnvShape } from '@baas/common';
+import {
+  ConfigError,
+  env,
+  loadConfig,
+  mailEnvelopeKeySchema,
+  MAX_ACCESS_TOKEN_LIFETIME_SECONDS,
+  storeEnvShape,
+} from '@baas/common';
 
 export const authConfigSchema = z.object({
   ...storeEnvShape,
@@ -8,7 +16,13 @@ export const authConfigSchema = z.object({
   DEFAULT_DOCUMENT_QUOTA: env.int(100000),
   DEFAULT_MAIL_MONTHLY_LIMIT: env.int(1000),
   // Tokens and sessions (platform contract).
-  ACCESS_TOKEN_TTL_SECONDS: env.positiveInt(900),
+  /** At most what verifiers accept (and keep revocations for): a longer token would be refused. */
+  ACCESS_TOKEN_TTL_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_ACCESS_TOKEN_LIFETIME_SECONDS)
+    .default(900),
   REFRESH_TOKEN_TTL_SECONDS: env.positiveInt(604800),
   REFRESH_REUSE_GRACE_SECONDS: env.int(10),
   /** Absolute lifetime of one login (rotation family), after which the user logs in again. */
@@ -25,14 +39,81 @@ export const authConfigSchema = z.object({
   ARGON2_PARALLELISM: env.positiveInt(1),
   PASSWORD_HASH_CONCURRENCY: env.positiveInt(2),
   PASSWORD_HASH_QUEUE_MAX: env.positiveInt(64),
+  // Login attempts per account (project + email) per window, beyond the gateway's per-IP limit.
+  REDIS_URL: env.string('redis://127.0.0.1:6379'),
+  LOGIN_ACCOUNT_MAX_ATTEMPTS: env.positiveInt(10),
+  LOGIN_ACCOUNT_WINDOW_SECONDS: env.positiveInt(900),
   /**
    * Key material for what the auth service keeps secret at rest (signing keys, code digests,
-   * refresh-token derivation). Defaults to INTERNAL_ASSERTION_SECRET; set it to separate the two.
+   * refresh-token derivation). Required, auth's alone, and different from every other secret
+   * (loadAuthConfig refuses to start otherwise).
    */
-  AUTH_SECRET: env.secret(32).optional(),
+  AUTH_SECRET: env.secret(32),
+  /**
+   * 32 bytes (hex or base64) that seal the link token and code of a verification or reset event
+   * for the mail service; only auth and mail hold it (or MAIL_ENVELOPE_KEY_FILE).
+   */
+  MAIL_ENVELOPE_KEY: mailEnvelopeKeySchema,
 });
 
 export type AuthConfig = Readonly<z.infer<typeof authConfigSchema>>;
 
-export const loadAuthConfig = (e: Record<string, string | undefined> = process.env): AuthConfig =>
-  loadConfig(authConfigSchema, e);
+type Env = Record<string, string | undefined>;
+
+/** Variables named like a secret (as redactConfig judges them). */
+const SECRET_NAME = /(SECRET|TOKEN|PASSWORD|KEY)/i;
+
+/** What a variable holds that could be a secret: its value, its file's, or a URL's password. */
+function secretValue(name: string, raw: string): string | undefined {
+  if (name.endsWith('_FILE') && SECRET_NAME.test(name.slice(0, -5))) {
+    try {
+      return readFileSync(raw, 'utf8').trim();
+    } catch {
+      return undefined; // loadConfig reports the unreadable file
+    }
+  }
+  if (SECRET_NAME.test(name)) return raw.trim();
+  if (name.endsWith('_URL')) {
+    try {
+      return decodeURIComponent(new URL(raw).password) || undefined;
+    } catch {
+      return undefined;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * AUTH_SECRET wraps the signing keys and keys the code and refresh-token digests: a value that
+ * another variable also holds (a secret other services may get too, or the one
+ * INTERNAL_ASSERTION_SECRET every service used to share) would give that protection to whoever
+ * holds the other one. Compares with every variable named like a secret, its _FILE, and the
+ * passwords in URLs.
+ */
+export function authSecretReuse(secret: string, e: Env): string[] {
+  const problems: string[] = [];
+  for (const [name, raw] of Object.entries(e)) {
+    if (name === 'AUTH_SECRET' || name === 'AUTH_SECRET_FILE' || !raw) continue;
+    if (secretValue(name, raw) === secret)
+      problems.push(`AUTH_SECRET: must differ from every other secret (it equals ${name})`);
+  }
+  return problems;
+}
+
+/** Parsed once at boot; a reused AUTH_SECRET is listed with every other problem. */
+export const loadAuthConfig = (e: Env = process.env): AuthConfig => {
+  const secret =
+    e.AUTH_SECRET !== undefined
+      ? e.AUTH_SECRET
+      : e.AUTH_SECRET_FILE && secretValue('AUTH_SECRET_FILE', e.AUTH_SECRET_FILE);
+  const reuse = secret ? authSecretReuse(secret, e) : [];
+  let config: AuthConfig;
+  try {
+    config = loadConfig(authConfigSchema, e);
+  } catch (err) {
+    if (err instanceof ConfigError && reuse.length > 0) throw new ConfigError([...err.problems, ...reuse]);
+    throw err;
+  }
+  if (reuse.length > 0) throw new ConfigError(reuse);
+  return config;
+};

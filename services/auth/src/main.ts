@@ -18,6 +18,7 @@ import { NatsCacheInvalidator } from './adapters/nats-cache-invalidator';
 import { wireAuth } from './wiring';
 import { purgeExpired } from './domain/maintenance/purge-expired';
 import { deleteProjectUsers } from './domain/maintenance/delete-project-users';
+import { recordAuditEntry } from './domain/audit/record-audit-entry';
 
 /** This service's SQL migrations (PostgreSQL), next to dist/ in the package. */
 const MIGRATIONS_DIR = path.resolve(__dirname, '../migrations');
@@ -46,6 +47,13 @@ async function main(): Promise<void> {
     types: ['project.deleted'],
     handler: idempotent(auth.processed, durable, (event) => deleteProjectUsers(auth, event.projectId)),
   });
+  // The audit log: every service's admin actions arrive as audit.recorded from its outbox. The
+  // append is idempotent by event id, so no separate claim is needed.
+  const auditRecorded = await bus.consume({
+    durable: 'auth-audit-log',
+    types: ['audit.recorded'],
+    handler: (event) => recordAuditEntry(auth.audit, event),
+  });
   const janitor = answerJanitor(nc, JANITOR_SUBJECTS.purgeExpiredSessions, logger, (cmd) =>
     purgeExpired(
       { users: auth.users, sessions: auth.sessions, claims: auth.claims, clock: () => new Date() },
@@ -55,7 +63,7 @@ async function main(): Promise<void> {
 
   const serviceApp = createApp({
     logger,
-    assertionSecret: config.INTERNAL_ASSERTION_SECRET,
+    assertionPublicKey: config.GATEWAY_ASSERTION_PUBLIC_KEY,
     readiness: infra.readiness,
     projects: {
       projects: auth.projects,
@@ -68,6 +76,7 @@ async function main(): Promise<void> {
       },
     },
     auth: auth.deps,
+    audit: auth.audit,
   });
 
   await runService({
@@ -79,6 +88,7 @@ async function main(): Promise<void> {
     closers: [
       { name: 'janitor', close: () => janitor.close() },
       { name: 'consumers', close: () => projectDeleted.stop() },
+      { name: 'audit-consumer', close: () => auditRecorded.stop() },
       ...auth.closers,
       ...infra.closers,
       { name: 'telemetry', close: () => telemetry.shutdown() },

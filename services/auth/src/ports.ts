@@ -3,6 +3,7 @@ import type { Project, StoredKey, StoredSettings } from './domain/projects/proje
 import type { StoredSigningKey } from './domain/keys/signing-key';
 import type { CodePurpose, StoredCode, User } from './domain/users/user';
 import type { SchemaField } from './domain/users/users-schema';
+import type { AuditEntry, AuditQuery } from './domain/audit/audit-entry';
 
 /** Projects and their keys, in the auth service's own database. */
 export interface ProjectRepository {
@@ -201,10 +202,31 @@ export interface UsersSchemaRepository {
   deleteProject(projectId: ProjectId): Promise<void>;
 }
 
+/**
+ * Login attempts per account (project + normalized email), whether or not the account exists:
+ * a temporary backoff, never a permanent lock. Every attempt counts; a successful one clears it.
+ */
+export interface LoginThrottle {
+  /** Takes one attempt; `retryAfterSeconds` when the account's attempts are used up for now. */
+  attempt(projectId: ProjectId, email: string): Promise<{ retryAfterSeconds?: number }>;
+  succeeded(projectId: ProjectId, email: string): Promise<void>;
+}
+
 export interface PasswordHasher {
   hash(password: string): Promise<string>;
   verify(hash: string, password: string): Promise<boolean>;
   needsRehash(hash: string): boolean;
   /** Costs what a real verify costs; for unknown accounts, so timing says nothing. */
   dummyVerify(password: string): Promise<void>;
+}
+
+/**
+ * The audit log of admin actions (the auth service keeps every service's entries). Append-only:
+ * no API writes or deletes entries, and deleting a project leaves its entries in place.
+ */
+export interface AuditLog {
+  /** Keeps the entry unless one with its id is already kept. */
+  append(entry: AuditEntry): Promise<void>;
+  /** Newest first by (at, id), strictly before `before` when given. */
+  list(query: AuditQuery): Promise<AuditEntry[]>;
 }

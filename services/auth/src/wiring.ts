@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
 import {
   createAccessTokenVerifier,
   type Closer,
@@ -10,6 +11,7 @@ import {
 import type { AuthConfig } from './config';
 import type { AuthDeps } from './domain/deps';
 import type {
+  AuditLog,
   CodeClaims,
   IdGenerator,
   ProjectRepository,
@@ -21,12 +23,14 @@ import { deriveAuthKeys } from './domain/crypto/secrets';
 import { KeyStore } from './domain/keys/key-store';
 import { authErrors } from './domain/users/auth-errors';
 import { Argon2Hasher } from './adapters/argon2-hasher';
+import { RedisLoginThrottle } from './adapters/redis-login-throttle';
 import type { OutboxRelayLoop, RelayOptions, StoreAdapters } from './adapters/store-adapters';
+import { auditLogOn } from './adapters/audit-log';
 
 type AuthSettings = Pick<
   AuthConfig,
-  | 'INTERNAL_ASSERTION_SECRET'
   | 'AUTH_SECRET'
+  | 'MAIL_ENVELOPE_KEY'
   | 'ACCESS_TOKEN_TTL_SECONDS'
   | 'REFRESH_TOKEN_TTL_SECONDS'
   | 'REFRESH_REUSE_GRACE_SECONDS'
@@ -40,6 +44,9 @@ type AuthSettings = Pick<
   | 'ARGON2_PARALLELISM'
   | 'PASSWORD_HASH_CONCURRENCY'
   | 'PASSWORD_HASH_QUEUE_MAX'
+  | 'REDIS_URL'
+  | 'LOGIN_ACCOUNT_MAX_ATTEMPTS'
+  | 'LOGIN_ACCOUNT_WINDOW_SECONDS'
 >;
 
 export interface AuthWiring {
@@ -54,6 +61,8 @@ export interface AuthWiring {
   /** Not started: the process starts it (tests drain it with `flush`). */
   relay: OutboxRelayLoop;
   processed: ProcessedEvents;
+  /** The audit log of every service's admin actions (fed by `audit.recorded`). */
+  audit: AuditLog;
   /** The relay and the key store's timer; the database itself belongs to whoever connected it. */
   closers: Closer[];
 }
@@ -76,7 +85,7 @@ export async function wireAuth(
 ): Promise<AuthWiring> {
   const clock = opts.clock ?? (() => new Date());
   const adapters = await storeAdapters(store, publisher, logger, opts);
-  const secrets = deriveAuthKeys(config.AUTH_SECRET ?? config.INTERNAL_ASSERTION_SECRET);
+  const secrets = deriveAuthKeys(config.AUTH_SECRET);
   const keys = new KeyStore(adapters.signingKeys, secrets.signingKeyWrap, logger, clock);
   await keys.init();
   const hasher = new Argon2Hasher(
@@ -92,6 +101,12 @@ export async function wireAuth(
     },
   );
   await hasher.init();
+  const redis = loginRedis(config.REDIS_URL, logger);
+  const loginThrottle = new RedisLoginThrottle(
+    redis,
+    config.LOGIN_ACCOUNT_MAX_ATTEMPTS,
+    config.LOGIN_ACCOUNT_WINDOW_SECONDS,
+  );
   const { users, sessions, schemas, claims, relay } = adapters;
   const deps: AuthDeps = {
     users,
@@ -99,9 +114,11 @@ export async function wireAuth(
     schemas,
     claims,
     hasher,
+    loginThrottle,
     keys,
     verifier: createAccessTokenVerifier(keys.verificationKey, config.ACCESS_TOKEN_TTL_SECONDS),
     secrets,
+    mailEnvelopeKey: config.MAIL_ENVELOPE_KEY,
     clock,
     ids: { userId: adapters.ids.userId, familyId: () => randomBytes(16).toString('hex') },
     policy: {
@@ -125,11 +142,29 @@ export async function wireAuth(
     claims,
     relay,
     processed: adapters.processed,
+    audit: await auditLogOn(store),
     closers: [
       { name: 'keys', close: () => Promise.resolve(keys.stop()) },
       { name: 'outbox', close: () => relay.stop() },
+      { name: 'redis', close: async () => void (await redis.quit().catch(() => redis.disconnect())) },
     ],
   };
+}
+
+/**
+ * Fails fast, as the gateway's does: a command that cannot run now goes to the throttle's
+ * in-process limiter instead of waiting for Redis.
+ */
+function loginRedis(url: string, logger: Logger): Redis {
+  const redis = new Redis(url, {
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    connectTimeout: 1000,
+    commandTimeout: 250,
+    retryStrategy: (times) => Math.min(times * 200, 2000),
+  });
+  redis.on('error', (err) => logger.debug({ err }, 'redis error'));
+  return redis;
 }
 
 async function storeAdapters(

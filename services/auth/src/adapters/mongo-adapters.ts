@@ -23,14 +23,14 @@ export async function mongoAdapters(
   // User writes kick the relay, which needs their collection: a late binding.
   const relayRef: { current?: OutboxRelay } = {};
   const users = new MongoUserRepository(db, (coll, id) => void relayRef.current?.relayOne(coll, id));
-  const sessions = new MongoSessionRepository(db);
+  const sessions = new MongoSessionRepository(db, (coll, id) => void relayRef.current?.relayOne(coll, id));
   const claims = new MongoCodeClaims(db);
   await projects.ensureIndexes();
   await claims.ensureIndexes();
   await users.ensureIndexes();
   await sessions.ensureIndexes();
   const relay = new OutboxRelay({
-    collections: () => [projects.relayCollection, users.relayCollection],
+    collections: () => [projects.relayCollection, users.relayCollection, sessions.relayCollection],
     publisher,
     logger,
     intervalMs: opts.relayIntervalMs,

@@ -1,9 +1,10 @@
-import type { Collection, Db } from 'mongodb';
+import type { Collection, Db, Document } from 'mongodb';
 import { type ProjectId } from '@baas/common';
-import { isDuplicateKeyError } from '@baas/common/mongo';
+import { isDuplicateKeyError, pushEvents, type OutboxFields } from '@baas/common/mongo';
 import type { SessionFamily, SessionRepository, StoredRefreshToken } from '../ports';
+import { sessionRevoked } from '../domain/sessions/session-revoked';
 
-interface FamilyDoc {
+interface FamilyDoc extends OutboxFields {
   _id: string;
   projectId: string;
   userId: string;
@@ -60,7 +61,14 @@ function toToken(d: TokenDoc): StoredRefreshToken {
 export class MongoSessionRepository implements SessionRepository {
   readonly families: Collection<FamilyDoc>;
   readonly tokens: Collection<TokenDoc>;
-  constructor(db: Db) {
+  /**
+   * `afterWrite`: a revocation carries its `auth.session_revoked` event in the family document
+   * (`_outbox`, the same write); the relay publishes it at once.
+   */
+  constructor(
+    db: Db,
+    private readonly afterWrite: (coll: Collection<Document>, id: string) => void = () => undefined,
+  ) {
     this.families = db.collection<FamilyDoc>('session_families');
     this.tokens = db.collection<TokenDoc>('refresh_tokens');
   }
@@ -87,13 +95,20 @@ export class MongoSessionRepository implements SessionRepository {
     return d ? toFamily(d) : null;
   }
 
-  async revokeFamily(projectId: ProjectId, familyId: string, reason: string, at: Date): Promise<void> {
-    await this.families.updateOne(
-      { _id: familyId, projectId, revokedAt: { $exists: false } },
-      { $set: { revokedAt: at, revokedReason: reason } },
-    );
+  /** What the outbox relay must read: families carrying revocation events. */
+  get relayCollection(): Collection<Document> {
+    return this.families as unknown as Collection<Document>;
   }
 
+  async revokeFamily(projectId: ProjectId, familyId: string, reason: string, at: Date): Promise<void> {
+    const live = await this.families.findOne(
+      { _id: familyId, projectId, revokedAt: { $exists: false } },
+      { projection: { userId: 1 } },
+    );
+    if (live) await this.revokeOne(projectId, { id: familyId, userId: live.userId }, reason, at);
+  }
+
+  /** One write per family, each with its own event (FerretDB has no multi-document transactions). */
   async revokeUserFamilies(
     projectId: ProjectId,
     userId: string,
@@ -103,8 +118,27 @@ export class MongoSessionRepository implements SessionRepository {
   ): Promise<number> {
     const filter = { projectId, userId, revokedAt: { $exists: false } } as Record<string, unknown>;
     if (exceptFamilyId) filter._id = { $ne: exceptFamilyId };
-    const r = await this.families.updateMany(filter, { $set: { revokedAt: at, revokedReason: reason } });
-    return r.modifiedCount;
+    const live = await this.families.find(filter, { projection: { _id: 1 } }).toArray();
+    let revoked = 0;
+    for (const f of live) if (await this.revokeOne(projectId, { id: f._id, userId }, reason, at)) revoked++;
+    return revoked;
+  }
+
+  private async revokeOne(
+    projectId: ProjectId,
+    family: { id: string; userId: string },
+    reason: string,
+    at: Date,
+  ): Promise<boolean> {
+    const r = await this.families.updateOne(
+      { _id: family.id, projectId, revokedAt: { $exists: false } },
+      pushEvents({ $set: { revokedAt: at, revokedReason: reason } }, [
+        sessionRevoked(projectId, family, reason),
+      ]),
+    );
+    if (r.modifiedCount !== 1) return false;
+    this.afterWrite(this.relayCollection, family.id);
+    return true;
   }
 
   async insertToken(t: StoredRefreshToken): Promise<void> {

@@ -1,6 +1,7 @@
 import type { ProjectId } from '@baas/common';
 import type { SessionFamily, SessionRepository, StoredRefreshToken } from '../ports';
 import type { PgAuthDatabase } from './postgres-database';
+import { sessionRevoked } from '../domain/sessions/session-revoked';
 
 type FamilyRow = {
   id: string;
@@ -87,12 +88,16 @@ export class PgSessionRepository implements SessionRepository {
     return rows[0] ? toFamily(rows[0]) : null;
   }
 
+  /** The revocation and its `auth.session_revoked` event commit together (outbox). */
   async revokeFamily(projectId: ProjectId, familyId: string, reason: string, at: Date): Promise<void> {
-    await this.db.run(
-      `UPDATE session_families SET revoked_at = $3, revoked_reason = $4
-        WHERE project_id = $1 AND id = $2 AND revoked_at IS NULL`,
-      [projectId, familyId, at, reason],
-    );
+    await this.db.transaction(async (tx, emit) => {
+      const { rows } = await tx.query<{ id: string; user_id: string }>(
+        `UPDATE session_families SET revoked_at = $3, revoked_reason = $4
+          WHERE project_id = $1 AND id = $2 AND revoked_at IS NULL RETURNING id, user_id`,
+        [projectId, familyId, at, reason],
+      );
+      await emit(rows.map((r) => sessionRevoked(projectId, { id: r.id, userId: r.user_id }, reason)));
+    });
   }
 
   async revokeUserFamilies(
@@ -102,12 +107,16 @@ export class PgSessionRepository implements SessionRepository {
     at: Date,
     exceptFamilyId?: string,
   ): Promise<number> {
-    const { rowCount } = await this.db.run(
-      `UPDATE session_families SET revoked_at = $3, revoked_reason = $4
-        WHERE project_id = $1 AND user_id = $2 AND revoked_at IS NULL AND ($5::text IS NULL OR id <> $5)`,
-      [projectId, userId, at, reason, exceptFamilyId ?? null],
-    );
-    return rowCount;
+    return this.db.transaction(async (tx, emit) => {
+      const { rows } = await tx.query<{ id: string }>(
+        `UPDATE session_families SET revoked_at = $3, revoked_reason = $4
+          WHERE project_id = $1 AND user_id = $2 AND revoked_at IS NULL AND ($5::text IS NULL OR id <> $5)
+          RETURNING id`,
+        [projectId, userId, at, reason, exceptFamilyId ?? null],
+      );
+      await emit(rows.map((r) => sessionRevoked(projectId, { id: r.id, userId }, reason)));
+      return rows.length;
+    });
   }
 
   async insertToken(t: StoredRefreshToken): Promise<void> {

@@ -1,6 +1,7 @@
-import type { AccessTokenVerifier } from '@baas/common';
+import type { AccessTokenVerifier, MailEnvelopeKey } from '@baas/common';
 import type {
   CodeClaims,
+  LoginThrottle,
   PasswordHasher,
   SessionRepository,
   UserRepository,
@@ -28,9 +29,12 @@ export interface AuthDeps {
   schemas: UsersSchemaRepository;
   claims: CodeClaims;
   hasher: PasswordHasher;
+  loginThrottle: LoginThrottle;
   keys: KeyStore;
   verifier: AccessTokenVerifier;
   secrets: AuthKeys;
+  /** Seals the codes of verification and reset events for the mail service. */
+  mailEnvelopeKey: MailEnvelopeKey;
   policy: AuthPolicy;
   clock: () => Date;
   ids: { userId(): string; familyId(): string };

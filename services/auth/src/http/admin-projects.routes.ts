@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import { z } from 'zod';
 import {
+  auditSource,
   errors,
   isProjectIdString,
   jsonBody,
@@ -37,7 +38,9 @@ export function adminProjectRoutes(deps: ProjectDeps): Router {
   r.use(jsonBody());
   r.post('/', async (req, res) => {
     const input = parseInput(createSchema, req.body);
-    res.status(201).json(await createProject(deps, { ...input, requestId: req.id }));
+    res
+      .status(201)
+      .json(await createProject(deps, { ...input, requestId: req.id, source: auditSource(req) }));
   });
   r.get('/:projectId', async (req, res) => {
     res.json(await getProject(deps, projectIdParam(req.params.projectId)));
@@ -45,17 +48,17 @@ export function adminProjectRoutes(deps: ProjectDeps): Router {
   r.patch('/:projectId', async (req, res) => {
     const id = projectIdParam(req.params.projectId);
     const input = parseInput(patchSchema, req.body);
-    res.json(await updateProject(deps, { id, ...input, requestId: req.id }));
+    res.json(await updateProject(deps, { id, ...input, requestId: req.id, source: auditSource(req) }));
   });
   r.delete('/:projectId', async (req, res) => {
     const id = projectIdParam(req.params.projectId);
-    await deleteProject(deps, id, req.id);
+    await deleteProject(deps, id, auditSource(req));
     res.json({ success: true, data: { id }, message: 'Project deleted' });
   });
   r.post('/:projectId/keys/rotate', async (req, res) => {
     const id = projectIdParam(req.params.projectId);
     const { type } = parseInput(rotateSchema, req.body);
-    res.json(await rotateKey(deps, id, type, req.id));
+    res.json(await rotateKey(deps, id, type, auditSource(req)));
   });
   return r;
 }

@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import {
   adminProjectContext,
+  auditSource,
   errors,
   isProjectIdString,
   jsonBody,
@@ -41,7 +42,7 @@ export function adminUserRoutes(deps: AuthDeps, projects: ProjectRepository): Ro
     const raw = req.params.projectId;
     const project = isProjectIdString(raw) ? await projects.findById(trustedProjectId(raw)) : null;
     if (!project) throw errors.notFound('PROJECT_NOT_FOUND', 'Project not found');
-    await deleteUser(deps, project.id, req.params.userId ?? '', req.id);
+    await deleteUser(deps, project.id, req.params.userId ?? '', auditSource(req));
     res.json({ success: true, data: { id: req.params.userId }, message: 'User deleted' });
   });
   return r;

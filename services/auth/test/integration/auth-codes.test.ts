@@ -24,16 +24,22 @@ async function signup(p: ProjectId, email = `u${Math.random().toString(36).slice
   };
 }
 
-async function lastEvent(
-  type: string,
-  userId: string,
-): Promise<EventEnvelope<'auth.verification_requested'>> {
+/** A code event, with the link token (`code`) and the 8-digit code opened as the mail service would. */
+type OpenedCodeEvent = EventEnvelope<'auth.verification_requested'> & {
+  data: { code: string; otp: string };
+};
+
+async function lastEvent(type: string, userId: string): Promise<OpenedCodeEvent> {
   await h.relay.flush();
   const found = h.published
     .filter((e) => e.type === type && (e.data as { userId?: string }).userId === userId)
     .pop();
   if (!found) throw new Error(`no ${type} for ${userId}`);
-  return found as EventEnvelope<'auth.verification_requested'>;
+  const codes = h.codes(found);
+  expect(JSON.stringify(found)).not.toContain(codes.token);
+  expect(JSON.stringify(found)).not.toContain(codes.otp);
+  const e = found as EventEnvelope<'auth.verification_requested'>;
+  return { ...e, data: { ...e.data, code: codes.token, otp: codes.otp } };
 }
 
 const wrongOtp = (otp: string) => String((Number(otp) + 1) % 1e8).padStart(8, '0');
@@ -71,7 +77,7 @@ describe('email verification', () => {
     for (let i = 0; i < 4; i++) {
       const r = await h.call('POST', '/api/userAuth/verify-email', {
         projectId: p,
-        body: { email: u.email, otp: wrongOtp(e.data.otp!) },
+        body: { email: u.email, otp: wrongOtp(e.data.otp) },
       });
       expect(r.status).toBe(400);
     }
@@ -90,7 +96,7 @@ describe('email verification', () => {
     for (let i = 0; i < 5; i++)
       await h.call('POST', '/api/userAuth/verify-email', {
         projectId: p,
-        body: { email: v.email, otp: wrongOtp(f.data.otp!) },
+        body: { email: v.email, otp: wrongOtp(f.data.otp) },
       });
     const late = await h.call('POST', '/api/userAuth/verify-email', {
       projectId: p,
@@ -112,7 +118,7 @@ describe('email verification', () => {
       Array.from({ length: 12 }, () =>
         h.call('POST', '/api/userAuth/verify-email', {
           projectId: p,
-          body: { email: u.email, otp: wrongOtp(e.data.otp!) },
+          body: { email: u.email, otp: wrongOtp(e.data.otp) },
         }),
       ),
     );

@@ -113,7 +113,7 @@ describe('project settings', () => {
       (
         await h.call('POST', '/api/userAuth/verify-email', {
           projectId: p,
-          body: { token: (e.data as { code: string }).code },
+          body: { token: h.codes(e).token },
         })
       ).status,
     ).toBe(200);

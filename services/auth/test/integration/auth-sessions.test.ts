@@ -220,7 +220,11 @@ describe('ending sessions', () => {
     const u = await signup(p);
     const { deleteUser } = await import('../../src/domain/users/delete-user');
     // Deleting right after signup races the relay cleaning the signup's events (KeyedMutex).
-    await deleteUser(h.wiring.deps, p, u.userId, 'req-1');
+    await deleteUser(h.wiring.deps, p, u.userId, {
+      actor: { type: 'platform-admin' },
+      clientIp: null,
+      requestId: 'req-1',
+    });
     await h.relay.flush();
     // Publication is at least once (JetStream drops repeats by event id): count distinct ids.
     const deleted = h.published.filter((e) => e.type === 'user.deleted' && e.projectId === p);

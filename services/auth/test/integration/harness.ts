@@ -3,10 +3,13 @@ import type { AddressInfo } from 'node:net';
 import http from 'node:http';
 import { randomBytes } from 'node:crypto';
 import {
-  assertionKey,
   createLogger,
+  generateAssertionKeyPair,
+  openCodes,
   signAssertion,
+  type CodeEventType,
   type EventEnvelope,
+  type MailCodes,
   type EventPublisher,
   type ProjectId,
   type ProjectSettingsClaim,
@@ -20,7 +23,14 @@ import { wireAuth, type AuthWiring } from '../../src/wiring';
 import type { OutboxRelayLoop } from '../../src/adapters/store-adapters';
 import { mongoProbe, postgresProbe, type StoreProbe } from './store-probe';
 
-export const SECRET = 'integration-test-assertion-secret-0123456789';
+/** The gateway's key pair for these tests: the harness signs as the gateway, the app verifies. */
+export const ASSERTION_KEYS = generateAssertionKeyPair();
+/** Auth's own secret (required, and distinct from every other). */
+export const AUTH_SECRET = 'integration-test-auth-secret-0123456789abcdef';
+/** What every auth config of these tests starts from. */
+export const AUTH_TEST_ENV = { GATEWAY_ASSERTION_PUBLIC_KEY: ASSERTION_KEYS.publicKeyPem, AUTH_SECRET };
+/** The key auth seals verification and reset codes with (what the mail service would hold). */
+export const MAIL_ENVELOPE_KEY = '6d61696c2d656e76656c6f70652d6b65792d666f722d746573747330313233ab';
 
 /** The auth service's own migrations (what the service applies at boot). */
 export const MIGRATIONS_DIR = path.resolve(__dirname, '../../migrations');
@@ -35,6 +45,8 @@ export interface Harness {
   base: string;
   published: EventEnvelope[];
   relay: OutboxRelayLoop;
+  /** The link token and code a verification or reset event carries sealed, opened as mail would. */
+  codes(event: EventEnvelope): MailCodes;
   /** Moves the service's clock (codes, refresh tokens); access-token times use the real clock. */
   advance(seconds: number): void;
   /** A live project in the auth database (the user API refuses unknown or deleted ones). */
@@ -55,6 +67,8 @@ export interface CallOpts {
   headers?: Record<string, string>;
   admin?: boolean;
   noAssertion?: boolean;
+  /** The client address the gateway would assert (audit entries). */
+  clientIp?: string;
 }
 
 const DEFAULT_SETTINGS: ProjectSettingsClaim = {
@@ -106,21 +120,34 @@ export async function openTestStore(prefix = 'auth_it'): Promise<TestStore> {
  * The auth app on a fresh database of the store under test, wired by the service's own wiring
  * module; events are captured from the outbox.
  */
-export async function startHarness(env: Record<string, string> = {}): Promise<Harness> {
+export async function startHarness(
+  env: Record<string, string> = {},
+  opts: HarnessOptions = {},
+): Promise<Harness> {
   const opened = await openTestStore();
   try {
-    return await harnessOn(opened, env);
+    return await harnessOn(opened, env, opts);
   } catch (e) {
     await opened.close().catch(() => undefined);
     throw e;
   }
 }
 
-async function harnessOn(opened: TestStore, env: Record<string, string>): Promise<Harness> {
+export interface HarnessOptions {
+  /** Also publishes every event here (e.g. JetStream, for other services' in-process apps). */
+  forwardTo?: EventPublisher;
+}
+
+async function harnessOn(
+  opened: TestStore,
+  env: Record<string, string>,
+  opts: HarnessOptions,
+): Promise<Harness> {
   const config = loadAuthConfig({
-    INTERNAL_ASSERTION_SECRET: SECRET,
+    ...AUTH_TEST_ENV,
     LOG_LEVEL: 'silent',
     DATABASE_URL: opened.url,
+    MAIL_ENVELOPE_KEY,
     CODE_RESEND_INTERVAL_SECONDS: '0',
     ...env,
   });
@@ -128,13 +155,18 @@ async function harnessOn(opened: TestStore, env: Record<string, string>): Promis
   let offsetMs = 0;
   const clock = () => new Date(Date.now() + offsetMs);
   const published: EventEnvelope[] = [];
-  const publisher: EventPublisher = { publish: async (e) => void published.push(e) };
+  const publisher: EventPublisher = {
+    publish: async (e) => {
+      published.push(e);
+      await opts.forwardTo?.publish(e);
+    },
+  };
   // Not started: writes kick it, tests flush it; no periodic pass races their assertions.
   const wiring = await wireAuth(opened.store, config, logger, publisher, { clock, relayIntervalMs: 60_000 });
   const { relay, projects } = wiring;
   const svc = createApp({
     logger,
-    assertionSecret: SECRET,
+    assertionPublicKey: config.GATEWAY_ASSERTION_PUBLIC_KEY,
     readiness: [],
     projects: {
       projects,
@@ -143,11 +175,12 @@ async function harnessOn(opened: TestStore, env: Record<string, string>): Promis
       defaults: { storageBytes: 1, documents: 1, mailMonthly: 1 },
     },
     auth: wiring.deps,
+    audit: wiring.audit,
   });
   const server = http.createServer(svc.app);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const key = assertionKey(SECRET);
+  const key = ASSERTION_KEYS.privateKey;
   const settingsOf = new Map<string, Partial<ProjectSettingsClaim>>();
 
   return {
@@ -158,6 +191,7 @@ async function harnessOn(opened: TestStore, env: Record<string, string>): Promis
     base,
     published,
     relay,
+    codes: (e) => openCodes([config.MAIL_ENVELOPE_KEY], e as EventEnvelope<CodeEventType>),
     advance: (s) => {
       offsetMs += s * 1000;
     },
@@ -194,9 +228,11 @@ async function harnessOn(opened: TestStore, env: Record<string, string>): Promis
           ...(projectId ? settingsOf.get(projectId) : {}),
           ...opts.settings,
         };
+        // the request id travels in x-request-id, as the gateway sends it
+        headers['x-request-id'] ??= `it-${Math.random().toString(36).slice(2)}`;
         headers['x-gateway-assertion'] = await signAssertion(key, 'auth', {
-          requestId: `it-${Math.random().toString(36).slice(2)}`,
           admin: opts.admin ?? false,
+          ...(opts.clientIp ? { clientIp: opts.clientIp } : {}),
           ...(projectId ? { projectId } : {}),
           ...(projectId && !opts.admin ? { keyType: 'publishable' as const, settings } : {}),
           ...(projectId && opts.admin ? { settings } : {}),

@@ -26,6 +26,8 @@ export interface StoreProbe {
   /** The project's first user: its password hash and everything stored about it, as text. */
   firstUser(p: ProjectId): Promise<{ passwordHash: string; raw: string } | null>;
   signingKeyRaw(kid: string): Promise<string | null>;
+  /** The project's events still in the outbox (not yet published), each as stored, as text. */
+  pendingEventsRaw(p: ProjectId): Promise<string[]>;
   setPasswordHash(p: ProjectId, hash: string): Promise<void>;
 }
 
@@ -75,6 +77,13 @@ export function mongoProbe(db: Db): StoreProbe {
     async signingKeyRaw(kid) {
       const d = await db.collection<{ _id: string }>('signing_keys').findOne({ _id: kid });
       return d ? JSON.stringify(d) : null;
+    },
+    async pendingEventsRaw(p) {
+      const docs = await db
+        .collection('users')
+        .find({ projectId: p, _outbox: { $exists: true } })
+        .toArray();
+      return docs.flatMap((d) => ((d._outbox as unknown[] | undefined) ?? []).map((e) => JSON.stringify(e)));
     },
     async setPasswordHash(p, hash) {
       await db.collection('users').updateOne({ projectId: p }, { $set: { passwordHash: hash } });
@@ -135,6 +144,13 @@ export function postgresProbe(pool: Pool): StoreProbe {
       );
       const r = rows[0];
       return r ? { passwordHash: r.password_hash as string, raw: JSON.stringify(r.raw) } : null;
+    },
+    async pendingEventsRaw(p) {
+      const { rows } = await pool.query<{ raw: string }>(
+        `SELECT event::text AS raw FROM outbox WHERE event->>'projectId' = $1 ORDER BY seq`,
+        [p],
+      );
+      return rows.map((r) => r.raw);
     },
     async signingKeyRaw(kid) {
       const { rows } = await pool.query(`SELECT row_to_json(k) AS raw FROM signing_keys k WHERE kid = $1`, [

@@ -1,11 +1,11 @@
-import { createEvent, type ProjectId } from '@baas/common';
+import { createCodeEvent, type ProjectId } from '@baas/common';
 import type { AuthDeps } from '../deps';
 import type { User } from '../users/user';
 import { newCode } from './one-time-code';
 
 /**
  * Issues a password-reset code for an existing user and records auth.password_reset_requested
- * (what the mail service sends) in the same write. A new code replaces the previous one; within
+ * (what the mail service sends, with the codes sealed for it) in the same write. A new code replaces the previous one; within
  * CODE_RESEND_INTERVAL_SECONDS of the last one nothing is sent (per-account mail flooding).
  */
 export async function issueResetCode(
@@ -23,16 +23,13 @@ export async function issueResetCode(
     now,
     deps.policy.resetCodeTtlSeconds,
   );
-  const event = createEvent(
+  // The token and the code travel sealed for the mail service only (never in clear in an event).
+  const event = createCodeEvent(
+    deps.mailEnvelopeKey,
     'auth.password_reset_requested',
     projectId,
-    {
-      userId: user.id,
-      email: user.email,
-      code: code.token,
-      otp: code.otp,
-      expiresAt: code.stored.expiresAt.toISOString(),
-    },
+    { userId: user.id, email: user.email, expiresAt: code.stored.expiresAt.toISOString() },
+    { token: code.token, otp: code.otp },
     { requestId },
   );
   const notIssuedAfter = new Date(now.getTime() - deps.policy.codeResendIntervalSeconds * 1000);

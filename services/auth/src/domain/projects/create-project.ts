@@ -1,4 +1,4 @@
-import { createEvent } from '@baas/common';
+import { auditEvent, createEvent, type AuditSource } from '@baas/common';
 import type { ProjectDeps } from './deps';
 import { generateApiKey } from './api-keys';
 import { effectiveSettings, mergeSettings, type Project, type SettingsPatch } from './project';
@@ -7,6 +7,7 @@ export interface CreateProjectInput {
   name: string;
   settings?: SettingsPatch;
   requestId: string;
+  source: AuditSource;
 }
 
 /** Creates a project with a fresh key pair; the plaintext keys are returned once, here only. */
@@ -28,7 +29,8 @@ export async function createProject(deps: ProjectDeps, input: CreateProjectInput
     { name: project.name },
     { requestId: input.requestId },
   );
-  await deps.projects.insert(project, [event]);
+  const audit = auditEvent(project.id, input.source, 'project.created', { type: 'project', id: project.id });
+  await deps.projects.insert(project, [event, audit]);
   return {
     id: project.id,
     name: project.name,

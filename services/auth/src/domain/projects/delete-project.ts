@@ -1,13 +1,14 @@
-import { createEvent, errors, type ProjectId } from '@baas/common';
+import { auditEvent, createEvent, errors, type AuditSource, type ProjectId } from '@baas/common';
 import type { ProjectDeps } from './deps';
 
 /**
  * Deletes a project: its keys stop working at once (hashes removed, gateways invalidated) and
  * `project.deleted` tells the data, storage and mail services to remove what they hold.
  */
-export async function deleteProject(deps: ProjectDeps, id: ProjectId, requestId: string): Promise<void> {
-  const event = createEvent('project.deleted', id, {}, { requestId });
-  const deleted = await deps.projects.markDeleted(id, [event]);
+export async function deleteProject(deps: ProjectDeps, id: ProjectId, source: AuditSource): Promise<void> {
+  const event = createEvent('project.deleted', id, {}, { requestId: source.requestId });
+  const audit = auditEvent(id, source, 'project.deleted', { type: 'project', id });
+  const deleted = await deps.projects.markDeleted(id, [event, audit]);
   if (!deleted) throw errors.notFound('PROJECT_NOT_FOUND', 'Project not found');
   deps.invalidator.projectChanged(id);
 }

@@ -1,4 +1,4 @@
-import { createEvent, errors, type ProjectId } from '@baas/common';
+import { auditEvent, createEvent, errors, type AuditSource, type ProjectId } from '@baas/common';
 import type { ProjectDeps } from './deps';
 import { mergeSettings, type SettingsPatch } from './project';
 import { projectView } from './views';
@@ -8,6 +8,7 @@ export interface UpdateProjectInput {
   name?: string;
   settings?: SettingsPatch;
   requestId: string;
+  source: AuditSource;
 }
 
 /** Renames a project and/or merges settings; gateways drop their cached copy at once. */
@@ -25,7 +26,14 @@ export async function updateProject(deps: ProjectDeps, input: UpdateProjectInput
     changed.push(...Object.keys(input.settings).map((k) => `settings.${k}`));
   }
   const event = createEvent('project.updated', input.id, { changed }, { requestId: input.requestId });
-  const updated = await deps.projects.update(input.id, changes, [event]);
+  const audit = auditEvent(
+    input.id,
+    input.source,
+    'project.updated',
+    { type: 'project', id: input.id },
+    { changed },
+  );
+  const updated = await deps.projects.update(input.id, changes, [event, audit]);
   if (!updated) throw errors.notFound('PROJECT_NOT_FOUND', 'Project not found');
   deps.invalidator.projectChanged(input.id);
   return projectView(updated, deps.defaults);

@@ -23,6 +23,8 @@ export const authErrors = {
       'These fields cannot be set here',
       keys.map((k) => ({ path: k, message: 'managed by the server' })),
     ),
+  loginThrottled: (retryAfterSeconds: number) =>
+    errors.rateLimited(retryAfterSeconds, 'Too many login attempts for this account, retry later'),
   userNotFound: () => errors.notFound('USER_NOT_FOUND', 'User not found'),
   busy: () =>
     new AppError(

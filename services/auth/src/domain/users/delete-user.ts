@@ -1,4 +1,4 @@
-import { createEvent, type ProjectId } from '@baas/common';
+import { auditEvent, createEvent, type AuditSource, type ProjectId } from '@baas/common';
 import type { AuthDeps } from '../deps';
 import { authErrors } from './auth-errors';
 
@@ -7,9 +7,10 @@ export async function deleteUser(
   deps: AuthDeps,
   projectId: ProjectId,
   userId: string,
-  requestId: string,
+  source: AuditSource,
 ): Promise<void> {
-  const event = createEvent('user.deleted', projectId, { userId }, { requestId });
-  if (!(await deps.users.delete(projectId, userId, [event]))) throw authErrors.userNotFound();
+  const event = createEvent('user.deleted', projectId, { userId }, { requestId: source.requestId });
+  const audit = auditEvent(projectId, source, 'user.deleted', { type: 'user', id: userId });
+  if (!(await deps.users.delete(projectId, userId, [event, audit]))) throw authErrors.userNotFound();
   await deps.sessions.revokeUserFamilies(projectId, userId, 'user_deleted', deps.clock());
 }

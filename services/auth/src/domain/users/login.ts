@@ -13,7 +13,9 @@ export interface LoginInput {
 
 /**
  * Unknown email and wrong password fail alike: same error, and an unknown email still pays for
- * one argon2 verify so the timing does not tell them apart. Hashes made with weaker parameters
+ * one argon2 verify so the timing does not tell them apart. Attempts per account (project +
+ * email, existing or not) are throttled before anything is looked up or hashed: past the limit
+ * the answer is 429 with Retry-After, for every account alike, until the window ends. Hashes made with weaker parameters
  * than configured are upgraded here, the only moment the password is known.
  */
 export async function login(
@@ -21,7 +23,10 @@ export async function login(
   input: LoginInput,
 ): Promise<{ user: User; tokens: IssuedTokens }> {
   const { projectId } = input;
-  const user = await deps.users.findByEmail(projectId, normalizeEmail(input.email));
+  const email = normalizeEmail(input.email);
+  const { retryAfterSeconds } = await deps.loginThrottle.attempt(projectId, email);
+  if (retryAfterSeconds !== undefined) throw authErrors.loginThrottled(retryAfterSeconds);
+  const user = await deps.users.findByEmail(projectId, email);
   if (!user) {
     await deps.hasher.dummyVerify(input.password);
     throw authErrors.invalidCredentials();
@@ -32,6 +37,7 @@ export async function login(
     if (await deps.users.replacePasswordHash(projectId, user.id, user.passwordHash, upgraded, []))
       user.passwordHash = upgraded;
   }
+  await deps.loginThrottle.succeeded(projectId, email);
   if (input.requireEmailVerification && !user.emailVerified) throw authErrors.emailNotVerified();
   return { user, tokens: await startSession(deps, projectId, user) };
 }

@@ -1,4 +1,4 @@
-import { createEvent, errors, type ProjectId } from '@baas/common';
+import { createCodeEvent, createEvent, errors, type ProjectId } from '@baas/common';
 import type { AuthDeps } from '../deps';
 import { DuplicateEmailError, DuplicateProfileValueError } from '../../ports';
 import { newCode } from '../codes/one-time-code';
@@ -49,10 +49,12 @@ export async function signup(
   const email = input.email.trim();
   const events = [
     createEvent('user.created', projectId, { userId, email }, meta),
-    createEvent(
+    createCodeEvent(
+      deps.mailEnvelopeKey,
       'auth.verification_requested',
       projectId,
-      { userId, email, code: code.token, otp: code.otp, expiresAt: code.stored.expiresAt.toISOString() },
+      { userId, email, expiresAt: code.stored.expiresAt.toISOString() },
+      { token: code.token, otp: code.otp },
       meta,
     ),
   ];

@@ -1,0 +1,74 @@
+import type { Collection, Db, Filter } from 'mongodb';
+import { trustedProjectId, type AuditAction, type AuditActor, type AuditTarget } from '@baas/common';
+import { isDuplicateKeyError } from '@baas/common/mongo';
+import type { AuditLog } from '../ports';
+import type { AuditEntry, AuditQuery } from '../domain/audit/audit-entry';
+
+interface AuditDoc {
+  _id: string;
+  projectId: string | null;
+  at: Date;
+  action: AuditAction;
+  actor: AuditActor;
+  target: AuditTarget;
+  requestId: string | null;
+  clientIp: string | null;
+  details: Record<string, unknown> | null;
+}
+
+function toEntry(d: AuditDoc): AuditEntry {
+  return {
+    id: d._id,
+    projectId: d.projectId === null ? null : trustedProjectId(d.projectId),
+    at: d.at,
+    action: d.action,
+    actor: d.actor,
+    target: d.target,
+    requestId: d.requestId,
+    clientIp: d.clientIp,
+    details: d.details,
+  };
+}
+
+/**
+ * The audit log in the auth database's `audit_log` collection. Appending is an insert under the
+ * entry id (atomic on MongoDB and FerretDB alike), so a redelivered event records nothing twice.
+ */
+export class MongoAuditLog implements AuditLog {
+  readonly coll: Collection<AuditDoc>;
+  constructor(db: Db) {
+    this.coll = db.collection<AuditDoc>('audit_log');
+  }
+
+  async ensureIndexes(): Promise<void> {
+    await this.coll.createIndex({ projectId: 1, at: -1, _id: -1 });
+    await this.coll.createIndex({ at: -1, _id: -1 });
+  }
+
+  async append(e: AuditEntry): Promise<void> {
+    try {
+      await this.coll.insertOne({
+        _id: e.id,
+        projectId: e.projectId,
+        at: e.at,
+        action: e.action,
+        actor: e.actor,
+        target: e.target,
+        requestId: e.requestId,
+        clientIp: e.clientIp,
+        details: e.details,
+      });
+    } catch (err) {
+      if (!isDuplicateKeyError(err)) throw err;
+    }
+  }
+
+  async list(q: AuditQuery): Promise<AuditEntry[]> {
+    const filter: Filter<AuditDoc> = {};
+    if (q.projectId) filter.projectId = q.projectId;
+    if (q.action) filter.action = q.action;
+    if (q.before) filter.$or = [{ at: { $lt: q.before.at } }, { at: q.before.at, _id: { $lt: q.before.id } }];
+    const docs = await this.coll.find(filter).sort({ at: -1, _id: -1 }).limit(q.limit).toArray();
+    return docs.map(toEntry);
+  }
+}

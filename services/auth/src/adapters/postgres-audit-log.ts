@@ -1,0 +1,71 @@
+import { trustedProjectId, type AuditAction, type AuditActor, type AuditTarget } from '@baas/common';
+import type { Pool } from '@baas/common/postgres';
+import type { AuditLog } from '../ports';
+import type { AuditEntry, AuditQuery } from '../domain/audit/audit-entry';
+
+interface Row {
+  id: string;
+  project_id: string | null;
+  at: Date;
+  action: AuditAction;
+  actor: AuditActor;
+  target_type: AuditTarget['type'];
+  target_id: string;
+  request_id: string | null;
+  client_ip: string | null;
+  details: Record<string, unknown> | null;
+}
+
+function toEntry(r: Row): AuditEntry {
+  return {
+    id: r.id,
+    projectId: r.project_id === null ? null : trustedProjectId(r.project_id),
+    at: r.at,
+    action: r.action,
+    actor: r.actor,
+    target: { type: r.target_type, id: r.target_id },
+    requestId: r.request_id,
+    clientIp: r.client_ip,
+    details: r.details,
+  };
+}
+
+/** The audit log in the auth database's `audit_log` table (migration 0005). */
+export class PgAuditLog implements AuditLog {
+  constructor(private readonly pool: Pool) {}
+
+  async append(e: AuditEntry): Promise<void> {
+    await this.pool.query(
+      `INSERT INTO audit_log (id, project_id, at, action, actor, target_type, target_id, request_id, client_ip, details)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+       ON CONFLICT (id) DO NOTHING`,
+      [
+        e.id,
+        e.projectId,
+        e.at,
+        e.action,
+        JSON.stringify(e.actor),
+        e.target.type,
+        e.target.id,
+        e.requestId,
+        e.clientIp,
+        e.details === null ? null : JSON.stringify(e.details),
+      ],
+    );
+  }
+
+  async list(q: AuditQuery): Promise<AuditEntry[]> {
+    const where: string[] = [];
+    const params: unknown[] = [];
+    const bind = (v: unknown): string => `$${params.push(v)}`;
+    if (q.projectId) where.push(`project_id = ${bind(q.projectId)}`);
+    if (q.action) where.push(`action = ${bind(q.action)}`);
+    if (q.before) where.push(`(at, id) < (${bind(q.before.at)}, ${bind(q.before.id)})`);
+    const { rows } = await this.pool.query<Row>(
+      `SELECT * FROM audit_log ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+       ORDER BY at DESC, id DESC LIMIT ${bind(q.limit)}`,
+      params,
+    );
+    return rows.map(toEntry);
+  }
+}

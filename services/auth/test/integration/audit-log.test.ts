@@ -1,0 +1,195 @@
+import type { EventEnvelope, ProjectId } from '@baas/common';
+import { startHarness, type Harness } from './harness';
+import { recordAuditEntry } from '../../src/domain/audit/record-audit-entry';
+
+/**
+ * The audit log (issue 12, "Also"): each admin action auth owns hands one `audit.recorded` event
+ * to the outbox with its change; the consumer (fed here with what the relay published, as
+ * JetStream would deliver it, at least once) keeps it; the admin API reads it, newest first.
+ * Runs on TEST_STORE (postgres by default, or mongodb).
+ */
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness();
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+/** Delivers every published audit event to the consumer's handler, each one twice. */
+async function deliverAudits(): Promise<void> {
+  await h.relay.flush();
+  for (const e of h.published.filter((x) => x.type === 'audit.recorded')) {
+    await recordAuditEntry(h.wiring.audit, e);
+    await recordAuditEntry(h.wiring.audit, e);
+  }
+}
+
+const admin = { admin: true, clientIp: '203.0.113.9' };
+
+interface Entry {
+  id: string;
+  at: string;
+  action: string;
+  projectId: string | null;
+  actor: { type: string };
+  target: { type: string; id: string };
+  requestId: string | null;
+  clientIp: string | null;
+  details: Record<string, unknown> | null;
+}
+
+async function auditOf(p: string, query = ''): Promise<{ status: number; body: any }> {
+  return h.call('GET', `/api/admin/projects/${p}/audit${query}`, { admin: true });
+}
+
+async function newProject(): Promise<{ id: ProjectId; body: any }> {
+  const r = await h.call('POST', '/api/admin/projects', { ...admin, body: { name: 'audited' } });
+  expect(r.status).toBe(201);
+  return { id: r.body.id as ProjectId, body: r.body };
+}
+
+describe('audit log of admin actions', () => {
+  it('records each project, key, user and signing-key action exactly once, with actor, target, time, request id and client IP', async () => {
+    const started = Date.now();
+    const { id: p } = await newProject();
+    expect(
+      (await h.call('PATCH', `/api/admin/projects/${p}`, { ...admin, body: { name: 'renamed' } })).status,
+    ).toBe(200);
+    const rotated = await h.call('POST', `/api/admin/projects/${p}/keys/rotate`, {
+      ...admin,
+      body: { type: 'secret' },
+    });
+    expect(rotated.status).toBe(200);
+    const s = await h.call('POST', '/api/userAuth/signup', {
+      projectId: p,
+      body: { email: 'audited@x.io', password: 'password-123' },
+    });
+    expect(s.status).toBe(201);
+    const userId = String(s.body.user?._id ?? s.body.user?.id ?? s.body.data?.user?._id ?? '');
+    expect(userId).not.toBe('');
+    expect((await h.call('DELETE', `/api/admin/projects/${p}/users/${userId}`, admin)).status).toBe(200);
+    const sk = await h.call('POST', '/api/admin/signing-keys/rotate', admin);
+    expect(sk.status).toBe(200);
+    // Refused or read-only requests record nothing.
+    expect((await h.call('PATCH', `/api/admin/projects/${p}`, { ...admin, body: { bogus: 1 } })).status).toBe(
+      400,
+    );
+    expect((await h.call('GET', `/api/admin/projects/${p}`, admin)).status).toBe(200);
+    expect((await h.call('DELETE', `/api/admin/projects/${p}`, admin)).status).toBe(200);
+    await deliverAudits();
+
+    const log = await auditOf(p);
+    expect(log.status).toBe(200);
+    expect(log.body.success).toBe(true);
+    const items = log.body.data.items as Entry[];
+    expect(items.map((e) => [e.action, e.target.type])).toEqual([
+      ['project.deleted', 'project'],
+      ['user.deleted', 'user'],
+      ['project.key_rotated', 'api-key'],
+      ['project.updated', 'project'],
+      ['project.created', 'project'],
+    ]);
+    for (const e of items) {
+      expect(e).toMatchObject({ projectId: p, actor: { type: 'platform-admin' }, clientIp: '203.0.113.9' });
+      expect(e.requestId).toEqual(expect.stringMatching(/^it-/));
+      expect(Date.parse(e.at)).toBeGreaterThanOrEqual(started - 1000);
+    }
+    expect(items[1]!.target.id).toBe(userId);
+    expect(items[2]!.details).toEqual({ keyType: 'secret', prefix: expect.any(String) });
+    expect(JSON.stringify(items)).not.toContain(rotated.body.secretKey);
+    expect(items[3]!.details).toEqual({ changed: ['name'] });
+
+    const platform = await h.call('GET', '/api/admin/audit?action=signing_key.rotated', { admin: true });
+    expect(platform.status).toBe(200);
+    const keyEntries = (platform.body.data.items as Entry[]).filter((e) => e.target.id === sk.body.data.kid);
+    expect(keyEntries).toHaveLength(1);
+    expect(keyEntries[0]).toMatchObject({
+      projectId: null,
+      clientIp: '203.0.113.9',
+      action: 'signing_key.rotated',
+    });
+  });
+
+  it('pages newest first with an opaque cursor, clamps limit to 100 and refuses bad parameters with 400', async () => {
+    const { id: p } = await newProject();
+    for (let i = 0; i < 4; i++)
+      await h.call('PATCH', `/api/admin/projects/${p}`, { ...admin, body: { name: `n${i}` } });
+    await deliverAudits();
+    const seen: string[] = [];
+    let cursor = '';
+    for (let page = 0; page < 10; page++) {
+      const r = await auditOf(p, `?limit=2&cursor=${encodeURIComponent(cursor)}`);
+      expect(r.status).toBe(200);
+      expect(r.body.data.limit).toBe(2);
+      seen.push(...(r.body.data.items as Entry[]).map((e) => e.id));
+      if (r.body.data.nextCursor === null) break;
+      cursor = r.body.data.nextCursor;
+    }
+    expect(seen).toHaveLength(5);
+    expect(new Set(seen).size).toBe(5);
+    const all = (await auditOf(p, '?limit=100')).body.data.items as Entry[];
+    expect(all.map((e) => e.id)).toEqual(seen);
+    const times = all.map((e) => Date.parse(e.at));
+    expect([...times].sort((a, b) => b - a)).toEqual(times);
+    expect((await auditOf(p, '?limit=101')).body.data.limit).toBe(100);
+    expect((await auditOf(p, '?action=project.updated')).body.data.items).toHaveLength(4);
+    for (const q of [
+      '?limit=0',
+      '?limit=-1',
+      '?limit=abc',
+      '?cursor=not-a-cursor',
+      '?action=nope',
+      '?sort=at',
+      '?projectId=x',
+    ]) {
+      const r = await auditOf(p, q);
+      expect(r.status).toBe(400);
+      expect(r.body).toMatchObject({
+        success: false,
+        code: 'VALIDATION_FAILED',
+        requestId: expect.any(String),
+      });
+    }
+  });
+
+  it('keeps a deleted project’s entries readable; an id that never existed is 404', async () => {
+    const { id: p } = await newProject();
+    await h.call('DELETE', `/api/admin/projects/${p}`, admin);
+    await deliverAudits();
+    const log = await auditOf(p);
+    expect((log.body.data.items as Entry[]).map((e) => e.action)).toEqual([
+      'project.deleted',
+      'project.created',
+    ]);
+    const never = await auditOf('0123456789abcdef01234567');
+    expect(never.status).toBe(404);
+    expect(never.body.code).toBe('PROJECT_NOT_FOUND');
+  });
+
+  it('a tenant (project key) can neither read nor write the log, and no method writes or deletes entries', async () => {
+    const { id: p } = await newProject();
+    await deliverAudits();
+    const before = (await auditOf(p)).body.data.items;
+    expect(before).toHaveLength(1);
+    for (const path of [`/api/admin/projects/${p}/audit`, `/api/admin/audit`]) {
+      const asTenant = await h.call('GET', path, { projectId: p });
+      expect(asTenant.status).toBe(401);
+      expect(asTenant.body.code).toBe('ADMIN_TOKEN_REQUIRED');
+      for (const method of ['POST', 'PUT', 'PATCH', 'DELETE']) {
+        expect((await h.call(method, path, { projectId: p, body: {} })).status).toBeGreaterThanOrEqual(400);
+        const asAdmin = await h.call(method, path, { admin: true, body: { action: 'project.created' } });
+        expect([404, 405]).toContain(asAdmin.status);
+      }
+    }
+    expect((await auditOf(p)).body.data.items).toEqual(before);
+  });
+
+  it('records a redelivered event once', async () => {
+    const { id: p } = await newProject();
+    await h.relay.flush();
+    const e = h.published.find((x) => x.type === 'audit.recorded' && x.projectId === p) as EventEnvelope;
+    for (let i = 0; i < 3; i++) await recordAuditEntry(h.wiring.audit, e);
+    expect((await auditOf(p)).body.data.items).toHaveLength(1);
+  });
+});
