@@ -1,5 +1,5 @@
+import type { KeyObject } from 'node:crypto';
 import {
-  assertionKey,
   createServiceApp,
   requireGatewayAssertion,
   type Logger,
@@ -12,7 +12,8 @@ import { dataRoutes } from './http/data.routes';
 
 export interface DataAppDeps {
   logger: Logger;
-  assertionSecret: string;
+  /** The gateway's public key (GATEWAY_ASSERTION_PUBLIC_KEY): verifies, never signs. */
+  assertionPublicKey: KeyObject;
   readiness: ReadinessCheck[];
   data: DataDeps;
 }
@@ -21,7 +22,7 @@ export interface DataAppDeps {
 export function createApp(deps: DataAppDeps): ServiceApp {
   const svc = createServiceApp({ service: 'data', logger: deps.logger, readiness: deps.readiness });
   const { app } = svc;
-  app.use(requireGatewayAssertion(assertionKey(deps.assertionSecret), 'data'));
+  app.use(requireGatewayAssertion(deps.assertionPublicKey, 'data'));
   app.use('/api/admin/projects', adminCollectionRoutes(deps.data));
   app.use('/api/data', dataRoutes(deps.data));
   svc.finish();

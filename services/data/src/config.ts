@@ -6,7 +6,7 @@ export const dataConfigSchema = z.object({
   PORT: env.port(8082),
   AUTH_URL: env.url('http://127.0.0.1:8081'),
   DEFAULT_DOCUMENT_QUOTA: env.int(100000),
-  /** Read by the janitor; kept here so one environment file serves every process. */
+  /** The floor of the trash purge: the janitor's cutoff is clamped to now minus this. */
   TRASH_GRACE_PERIOD_SECONDS: env.int(2592000),
   /** Time limit on every user-driven query and aggregation. */
   QUERY_MAX_TIME_MS: env.positiveInt(5000),

@@ -11,6 +11,7 @@ import {
   JANITOR_SUBJECTS,
   connectServiceInfra,
   runMain,
+  startRevocationFeed,
 } from '@baas/common';
 import { loadDataConfig } from './config';
 import { createApp } from './app';
@@ -31,10 +32,12 @@ async function main(): Promise<void> {
     statementTimeoutMs: config.QUERY_MAX_TIME_MS,
   });
   const { nc, bus } = infra;
+  // Ended sessions and deleted users, refused without a call per request; ready once caught up.
+  const revocations = await startRevocationFeed(bus.js, logger);
 
   const { deps, relay } = await wireData({
     store: infra.store,
-    tokens: remoteAccessTokenVerifier(config.AUTH_URL),
+    tokens: remoteAccessTokenVerifier(config.AUTH_URL, undefined, revocations.list),
     publisher: bus,
     logger,
     limits: { defaultDocumentQuota: config.DEFAULT_DOCUMENT_QUOTA, queryMaxTimeMs: config.QUERY_MAX_TIME_MS },
@@ -43,13 +46,13 @@ async function main(): Promise<void> {
   relay.start();
   const projectDeleted = await consumeProjectDeleted(bus, infra.processed, deps);
   const janitor = answerJanitor(nc, JANITOR_SUBJECTS.purgeTrash, logger, (cmd) =>
-    purgeTrash(deps, new Date(cmd.olderThan), cmd.batchSize),
+    purgeTrash(deps, cmd, config.TRASH_GRACE_PERIOD_SECONDS),
   );
 
   const serviceApp = createApp({
     logger,
-    assertionSecret: config.INTERNAL_ASSERTION_SECRET,
-    readiness: infra.readiness,
+    assertionPublicKey: config.GATEWAY_ASSERTION_PUBLIC_KEY,
+    readiness: [...infra.readiness, revocations.readiness],
     data: deps,
   });
 
@@ -63,6 +66,7 @@ async function main(): Promise<void> {
       { name: 'janitor-responder', close: () => janitor.close() },
       { name: 'project-deleted', close: () => projectDeleted.stop() },
       { name: 'outbox', close: () => relay.stop() },
+      { name: 'revocations', close: () => revocations.stop() },
       ...infra.closers,
       { name: 'telemetry', close: () => telemetry.shutdown() },
     ],

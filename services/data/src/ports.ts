@@ -18,7 +18,8 @@ export type StoredDoc = Record<string, unknown> & {
 
 /** The registered collections of every project. */
 export interface CollectionCatalogue {
-  get(projectId: ProjectId, name: string): Promise<CollectionDef | null>;
+  /** `fresh`: read the store, not the short per-process cache (for read-modify-write of a definition). */
+  get(projectId: ProjectId, name: string, opts?: { fresh?: boolean }): Promise<CollectionDef | null>;
   list(projectId: ProjectId): Promise<CollectionDef[]>;
   /** Registers or replaces; true when it did not exist before. */
   save(def: CollectionDef, events: EventEnvelope[]): Promise<boolean>;
@@ -49,6 +50,11 @@ export interface DocumentCollection {
   findOne(where: Condition): Promise<StoredDoc | null>;
   find(query: DocumentQuery): Promise<StoredDoc[]>;
   count(where: Condition): Promise<number>;
+  /**
+   * A page of `find(query)` and the count of `query.where` (ignoring `after`, `skip` and `limit`),
+   * read together (one round trip where the store allows).
+   */
+  findWithTotal(query: DocumentQuery): Promise<{ items: StoredDoc[]; total: number }>;
   /**
    * Sets the given paths (dot notation; system fields included) on the one document matching
    * `where`, with its events, in one atomic write. The document after, or null when none matched.

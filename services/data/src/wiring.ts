@@ -93,6 +93,16 @@ async function wireMongo(
     onPurgeError: (projectId, collection, err) =>
       opts.logger.error({ err, projectId, collection }, 'trash purge failed for one document; continuing'),
   });
+  // Data written before the indexes existed: marked once, in the background (idempotent).
+  const { backfillPendingIndex } = await import('./adapters/mongo/pending-backfill');
+  void backfillPendingIndex({
+    serviceDb: store.db,
+    projectDb: (projectId) => store.client.db(documents.dbName(projectId)),
+    pending,
+    logger: opts.logger,
+  }).catch((err: unknown) =>
+    opts.logger.error({ err }, 'pending-index backfill failed; the next start retries'),
+  );
   const relay = new MarkedOutboxRelay(
     inner,
     pending,

@@ -1,5 +1,5 @@
 import { Router, type Request } from 'express';
-import { adminProjectContext, jsonBody, parseInput } from '@baas/common';
+import { adminProjectContext, auditSource, jsonBody, parseInput } from '@baas/common';
 import type { DataDeps } from '../ports';
 import { registerBodySchema } from '../domain/collections/collection';
 import { registerCollection } from '../domain/collections/register-collection';
@@ -27,13 +27,13 @@ export function adminCollectionRoutes(deps: DataDeps): Router {
       ctx.projectId,
       req.params.name,
       body,
-      ctx.requestId,
+      auditSource(req),
     );
     res.status(created ? 201 : 200).json(collection);
   });
   r.delete('/:projectId/collections/:name', async (req, res) => {
     const ctx = project(req);
-    await deleteCollection(deps, ctx.projectId, req.params.name, ctx.requestId);
+    await deleteCollection(deps, ctx.projectId, req.params.name, auditSource(req));
     res.json({ success: true, data: { name: req.params.name }, message: 'Collection deleted' });
   });
   return r;

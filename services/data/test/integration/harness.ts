@@ -1,18 +1,20 @@
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import http from 'node:http';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import { MongoClient, ObjectId, type Db, type Document } from 'mongodb';
+import { ObjectId, type Db, type Document } from 'mongodb';
+import { connectMongo } from '@baas/common/mongo';
+import type { Pool } from '@baas/common/postgres';
 import { SignJWT, createLocalJWKSet, exportJWK, generateKeyPair } from 'jose';
 import type { NatsConnection } from '@nats-io/nats-core';
 import {
   ACCESS_TOKEN_ISSUER,
   accessTokenAudience,
-  assertionKey,
   connectNats,
   createAccessTokenVerifier,
   createLogger,
+  generateAssertionKeyPair,
   JetStreamBus,
   signAssertion,
   trustedProjectId,
@@ -39,12 +41,17 @@ export interface StoreProbe {
   storedField(projectId: ProjectId, collection: string, id: string, field: string): Promise<unknown>;
   /** MongoDB only: the service's own database, and a raw write into a project's collection. */
   mongoDb(): Db;
+  /** PostgreSQL only: the service's pool. */
+  postgresPool(): Pool;
   insertRaw(projectId: ProjectId, collection: string, doc: Document): Promise<void>;
   close(): Promise<void>;
 }
 
 const mongoOnly = (): never => {
   throw new Error('this probe is for the MongoDB store');
+};
+const postgresOnly = (): never => {
+  throw new Error('this probe is for the PostgreSQL store');
 };
 
 async function postgresStore(prefix: string): Promise<{ store: ServiceStore; probe: StoreProbe }> {
@@ -82,6 +89,7 @@ async function postgresStore(prefix: string): Promise<{ store: ServiceStore; pro
           )
         )?.v,
       mongoDb: mongoOnly,
+      postgresPool: () => db.pool,
       insertRaw: mongoOnly,
       close: () => db.drop(),
     },
@@ -92,7 +100,8 @@ async function mongoStore(
   prefix: string,
   mongoUrl: string,
 ): Promise<{ store: ServiceStore; probe: StoreProbe }> {
-  const client = await MongoClient.connect(mongoUrl);
+  // The client main.ts uses, with the production write and read concerns.
+  const client = await connectMongo(mongoUrl, 'data-it');
   const dbName = uniqueDbName(prefix);
   const projectDb = (p: ProjectId) => client.db(`${dbName}_p_${p}`);
   const seen = new Set<ProjectId>();
@@ -123,6 +132,7 @@ async function mongoStore(
             .findOne({ _id: new ObjectId(id) })
         )?.[f],
       mongoDb: () => client.db(dbName),
+      postgresPool: postgresOnly,
       insertRaw: async (p, c, doc) => void (await projectDb(p).collection(c).insertOne(doc)),
       close: async () => {
         const dbs = (await client.db('admin').admin().listDatabases()).databases.map((d) => d.name);
@@ -161,9 +171,12 @@ export interface CallOpts {
   token?: string;
   body?: unknown;
   documents?: number;
+  /** The client address the gateway would assert (audit entries). */
+  clientIp?: string;
 }
 
-const SECRET = randomBytes(32).toString('base64url');
+/** The gateway's key pair: the harness signs as the gateway, the app verifies. */
+const ASSERTION_KEYS = generateAssertionKeyPair();
 
 /** The data service on the store TEST_STORE names (PostgreSQL by default), in a database of its own. */
 export async function startHarness(
@@ -191,7 +204,12 @@ export async function startHarness(
     outboxIntervalMs: 500,
   });
   wiring.relay.start();
-  const svc = createApp({ logger, assertionSecret: SECRET, readiness: [], data: wiring.deps });
+  const svc = createApp({
+    logger,
+    assertionPublicKey: ASSERTION_KEYS.publicKey,
+    readiness: [],
+    data: wiring.deps,
+  });
   const server = http.createServer(svc.app);
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
@@ -223,9 +241,10 @@ export async function startHarness(
     },
     async call(method, path, opts = {}) {
       const headers: Record<string, string> = {};
-      const assertion = await signAssertion(assertionKey(SECRET), 'data', {
+      const assertion = await signAssertion(ASSERTION_KEYS.privateKey, 'data', {
         requestId: randomUUID(),
         admin: opts.admin ?? false,
+        ...(opts.clientIp ? { clientIp: opts.clientIp } : {}),
         ...(opts.projectId ? { projectId: opts.projectId } : {}),
         ...(opts.admin ? {} : { keyType: opts.key ?? 'secret' }),
         ...(opts.projectId

@@ -64,7 +64,7 @@ describe('document events, trash purge, quota and project deletion', () => {
       h.nc,
       subject,
       (await import('@baas/common')).createLogger('t', 'silent'),
-      (c) => purgeTrash(h.wiring.deps, new Date(c.olderThan), c.batchSize),
+      (c) => purgeTrash(h.wiring.deps, c, 0),
     );
     try {
       // Nothing is old enough yet.
@@ -101,6 +101,37 @@ describe('document events, trash purge, quota and project deletion', () => {
     expect((await h.call('POST', `/api/data/tr/${ids[0]}/restore`, { projectId: p })).status).toBe(404);
     expect(await h.wiring.deps.documents.documentCount(p)).toBe(2);
     expect((await h.call('POST', '/api/data/tr', { projectId: p, body: {} })).status).toBe(201);
+  });
+
+  it('purges nothing younger than its own grace period, whatever cutoff the janitor sends', async () => {
+    const p = h.newProject();
+    await register(h, p, 'grace');
+    const id = (await h.call('POST', '/api/data/grace', { projectId: p, body: {} })).body._id as string;
+    await h.call('DELETE', `/api/data/grace/${id}`, { projectId: p });
+    const subject = `test.purge.${randomUUID()}`;
+    // The data service's grace is an hour; a forged command asks for everything up to next year.
+    const responder = answerJanitor(
+      h.nc,
+      subject,
+      (await import('@baas/common')).createLogger('t', 'silent'),
+      (c) => purgeTrash(h.wiring.deps, c, 3600),
+    );
+    try {
+      const future = new Date(Date.now() + 365 * 86400_000).toISOString();
+      let reply: JanitorReply;
+      do
+        reply = (
+          await h.nc.request(subject, JSON.stringify({ olderThan: future, batchSize: 1000 }))
+        ).json<JanitorReply>();
+      while (reply.more);
+      expect(reply.ok).toBe(true);
+    } finally {
+      await responder.close();
+    }
+    const still = await h.call('GET', `/api/data/grace/${id}?include_deleted=true`, { projectId: p });
+    expect(still.status).toBe(200);
+    expect((await h.call('POST', `/api/data/grace/${id}/restore`, { projectId: p })).status).toBe(200);
+    expect(events.some((e) => e.projectId === p && e.type === 'document.purged')).toBe(false);
   });
 
   it('lets exactly 10 of 30 parallel inserts through a quota of 10', async () => {

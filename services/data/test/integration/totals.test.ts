@@ -40,9 +40,9 @@ describe('list totals through the document lifecycle', () => {
     await h.call('POST', `/api/data/tot/${ids[1]}/restore`, { projectId: p }); // idempotent
     await h.call('PATCH', `/api/data/tot/${ids[2]}`, { projectId: p, body: { n: 100 } }); // trashed: 404
     await check(8, 4);
-    await purgeTrash(h.wiring.deps, new Date(Date.now() + 60_000), 2);
+    await purgeTrash(h.wiring.deps, { olderThan: new Date().toISOString(), batchSize: 2 }, 0);
     await check(8, 2);
-    await purgeTrash(h.wiring.deps, new Date(Date.now() + 60_000), 100);
+    await purgeTrash(h.wiring.deps, { olderThan: new Date().toISOString(), batchSize: 100 }, 0);
     await check(8, 0);
     const other = h.newProject();
     await register(h, other, 'tot');

@@ -54,9 +54,13 @@ export class MongoCollectionCatalogue implements CollectionCatalogue {
     return `${projectId}:${name}`;
   }
 
-  async get(projectId: ProjectId, name: string): Promise<CollectionDef | null> {
+  async get(
+    projectId: ProjectId,
+    name: string,
+    opts: { fresh?: boolean } = {},
+  ): Promise<CollectionDef | null> {
     const key = this.key(projectId, name);
-    const hit = this.cache.get(key);
+    const hit = opts.fresh ? undefined : this.cache.get(key);
     if (hit && Date.now() - hit.at < CACHE_TTL_MS) return hit.def;
     const d = await this.coll.findOne({ _id: key, ...LIVE }, { projection: HIDE_OUTBOX });
     const def = d ? toDef(d) : null;

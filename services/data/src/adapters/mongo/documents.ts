@@ -181,6 +181,11 @@ class MongoDocumentCollection implements DocumentCollection {
     }
   }
 
+  async findWithTotal(q: DocumentQuery): Promise<{ items: StoredDoc[]; total: number }> {
+    const [total, items] = await Promise.all([this.count(q.where), this.find(q)]);
+    return { items, total };
+  }
+
   async count(where: Condition): Promise<number> {
     try {
       return await this.coll.countDocuments(liveFilter(where), { maxTimeMS: this.ctx.maxTimeMS });

@@ -39,9 +39,13 @@ export class PgCollectionCatalogue implements CollectionCatalogue {
     return `${projectId}:${name}`;
   }
 
-  async get(projectId: ProjectId, name: string): Promise<CollectionDef | null> {
+  async get(
+    projectId: ProjectId,
+    name: string,
+    opts: { fresh?: boolean } = {},
+  ): Promise<CollectionDef | null> {
     const key = this.key(projectId, name);
-    const hit = this.cache.get(key);
+    const hit = opts.fresh ? undefined : this.cache.get(key);
     if (hit && Date.now() - hit.at < CACHE_TTL_MS) return hit.def;
     const { rows } = await this.pool.query<Row>(
       'SELECT * FROM collections WHERE project_id = $1 AND name = $2',

@@ -53,3 +53,15 @@ export function reviveDates(
 ): Record<string, unknown> {
   return schema && hasDates(schema) ? reviveFields(schema.fields, body) : body;
 }
+
+/**
+ * Whether a field path reaches into a schema field that holds Dates (at any depth): its stored
+ * form (an ISO string) does not compare, sort or group as MongoDB's Date does.
+ */
+export function touchesDates(schema: CollectionSchema | null, path: string): boolean {
+  if (!schema || !hasDates(schema)) return false;
+  const walk = (d: ItemDef): boolean =>
+    d.type === 'Date' || (d.fields ?? []).some(walk) || (d.items ? walk(d.items) : false);
+  const top = schema.fields.find((f) => f.key === path.split('.')[0]);
+  return top !== undefined && walk(top);
+}

@@ -2,6 +2,7 @@ import { AppError, errors, type EventEnvelope, type ProjectId, trustedProjectId 
 import {
   appendOutbox,
   isUniqueViolation,
+  prepared,
   withTransaction,
   type Pool,
   type PoolClient,
@@ -22,8 +23,11 @@ import { applySet, getPath } from '../../domain/documents/schema-validation';
 import type { Stage } from '../../domain/aggregation/validate-pipeline';
 import { capped, runPipeline } from '../pipeline-engine';
 import type { PgCollectionCatalogue } from './catalogue';
-import { reviveDates } from './dates';
+import { reviveDates, touchesDates } from './dates';
+import { InsertBatcher } from './insert-batcher';
 import { pushableMatch } from './match-pushdown';
+import { planPipeline } from './pipeline-plan';
+import { pipelineSql } from './pipeline-sql';
 import { Params, conditionSql, keysetSql, orderBySql } from './sql';
 
 interface Row {
@@ -36,6 +40,9 @@ interface Row {
 }
 
 const COLUMNS = 'id, body, is_deleted, deleted_at, created_at, updated_at';
+const PAGE_COLUMNS = COLUMNS.split(', ')
+  .map((c) => `d.${c}`)
+  .join(', ');
 
 /** Errors a client's query can cause (an invalid regex, say) are 400s, never 500s. */
 function queryError(e: unknown): unknown {
@@ -58,11 +65,15 @@ export interface PgDocumentsContext {
   afterCommit: () => void;
 }
 
+interface DocumentsContext extends PgDocumentsContext {
+  inserts: InsertBatcher;
+}
+
 class PgDocumentCollection implements DocumentCollection {
   constructor(
     private readonly projectId: ProjectId,
     private readonly name: string,
-    private readonly ctx: PgDocumentsContext,
+    private readonly ctx: DocumentsContext,
   ) {}
 
   private async def(): Promise<CollectionDef | null> {
@@ -93,6 +104,23 @@ class PgDocumentCollection implements DocumentCollection {
     if (quotaLimit <= 0) return 'quota_exceeded';
     const def = await this.def();
     const { _id, isDeleted, deletedAt, createdAt, updatedAt, ...body } = doc;
+    if (uniquePaths(def?.schema ?? null).length === 0) {
+      // The common case: one statement (atomic as a statement is) takes the quota, writes the
+      // document, its counters and its events; concurrent inserts of the project share it.
+      const outcome = await this.ctx.inserts.insert(this.projectId, {
+        collection: this.name,
+        id: _id,
+        body: JSON.stringify(body),
+        isDeleted,
+        deletedAt,
+        createdAt,
+        updatedAt,
+        events: events.map((e) => JSON.stringify(e)),
+        quotaLimit,
+      });
+      if (outcome === 'inserted' && events.length > 0) this.ctx.afterCommit();
+      return outcome;
+    }
     const row = [
       this.projectId,
       this.name,
@@ -103,33 +131,6 @@ class PgDocumentCollection implements DocumentCollection {
       createdAt,
       updatedAt,
     ];
-    if (uniquePaths(def?.schema ?? null).length === 0) {
-      // The common case in one statement (one round trip, atomic as a statement is): the quota
-      // row is taken or nothing is written, then the document, then its events.
-      const { rows } = await this.ctx.pool.query<{ n: number }>(
-        `WITH counted AS (
-           INSERT INTO project_document_counts AS c (project_id, documents) VALUES ($1, 1)
-           ON CONFLICT (project_id) DO UPDATE SET documents = c.documents + 1 WHERE c.documents < $9
-           RETURNING 1
-         ), inserted AS (
-           INSERT INTO documents (project_id, collection, id, body, is_deleted, deleted_at, created_at, updated_at)
-           SELECT $1, $2, $3, $4::jsonb, $5::boolean, $6::timestamptz, $7::timestamptz, $8::timestamptz
-           WHERE EXISTS (SELECT 1 FROM counted)
-           RETURNING 1
-         ), counts AS (
-           INSERT INTO collection_counts AS k (project_id, collection, live)
-           SELECT $1, $2, 1 WHERE EXISTS (SELECT 1 FROM inserted)
-           ON CONFLICT (project_id, collection) DO UPDATE SET live = k.live + 1
-         ), events AS (
-           INSERT INTO outbox (event) SELECT unnest($10::jsonb[]) WHERE EXISTS (SELECT 1 FROM inserted)
-         )
-         SELECT count(*)::int AS n FROM inserted`,
-        [...row, quotaLimit, events.map((e) => JSON.stringify(e))],
-      );
-      if (rows[0]?.n !== 1) return 'quota_exceeded';
-      if (events.length > 0) this.ctx.afterCommit();
-      return 'inserted';
-    }
     const outcome = await withTransaction(this.ctx.pool, async (tx) => {
       // The quota row is the project's write lock for the count: exact across replicas.
       const counted = await tx.query(
@@ -188,7 +189,10 @@ class PgDocumentCollection implements DocumentCollection {
     const params = this.params();
     const sql = `SELECT ${COLUMNS} FROM documents WHERE ${this.scoped(where, params)} LIMIT 1`;
     try {
-      const [def, { rows }] = await Promise.all([this.def(), this.ctx.pool.query<Row>(sql, params.values)]);
+      const [def, { rows }] = await Promise.all([
+        this.def(),
+        this.ctx.pool.query<Row>(prepared(sql, params.values)),
+      ]);
       return rows[0] ? this.toDoc(rows[0], def) : null;
     } catch (e) {
       throw queryError(e);
@@ -203,8 +207,41 @@ class PgDocumentCollection implements DocumentCollection {
     if (q.limit !== undefined) sql += ` LIMIT ${params.add(q.limit)}`;
     if (q.skip) sql += ` OFFSET ${params.add(q.skip)}`;
     try {
-      const [def, { rows }] = await Promise.all([this.def(), this.ctx.pool.query<Row>(sql, params.values)]);
+      const [def, { rows }] = await Promise.all([
+        this.def(),
+        this.ctx.pool.query<Row>(prepared(sql, params.values)),
+      ]);
       return rows.map((r) => this.toDoc(r, def));
+    } catch (e) {
+      throw queryError(e);
+    }
+  }
+
+  async findWithTotal(q: DocumentQuery): Promise<{ items: StoredDoc[]; total: number }> {
+    const params = this.params();
+    const scoped = this.scoped(q.where, params);
+    const counted = counterFor(q.where);
+    // one statement: the total (from the counters when the filter is only the trash flag, else a
+    // count) and the page beside it; a collection without documents still gives its one row
+    const total = counted
+      ? `coalesce((SELECT ${counted} FROM collection_counts WHERE project_id = $1 AND collection = $2), 0)`
+      : `(SELECT count(*) FROM documents WHERE ${scoped})`;
+    let pageWhere = scoped;
+    if (q.after) pageWhere += ` AND ${keysetSql(q.sort, q.after, params)}`;
+    let page = `SELECT ${COLUMNS} FROM documents WHERE ${pageWhere} ORDER BY ${orderBySql(q.sort, params)}`;
+    if (q.limit !== undefined) page += ` LIMIT ${params.add(q.limit)}`;
+    if (q.skip) page += ` OFFSET ${params.add(q.skip)}`;
+    // columns named, not d.*: a prepared statement over * fails once a migration adds a column
+    const sql = `SELECT t.total, ${PAGE_COLUMNS} FROM (SELECT ${total} AS total) t LEFT JOIN LATERAL (${page}) d ON true`;
+    try {
+      const [def, { rows }] = await Promise.all([
+        this.def(),
+        this.ctx.pool.query<Row & { total: string }>(prepared(sql, params.values)),
+      ]);
+      return {
+        total: Number(rows[0]?.total ?? 0),
+        items: rows.filter((r) => r.id !== null).map((r) => this.toDoc(r, def)),
+      };
     } catch (e) {
       throw queryError(e);
     }
@@ -214,16 +251,17 @@ class PgDocumentCollection implements DocumentCollection {
     const counted = counterFor(where);
     if (counted) {
       const { rows } = await this.ctx.pool.query<{ n: string }>(
-        `SELECT ${counted} AS n FROM collection_counts WHERE project_id = $1 AND collection = $2`,
-        [this.projectId, this.name],
+        prepared(`SELECT ${counted} AS n FROM collection_counts WHERE project_id = $1 AND collection = $2`, [
+          this.projectId,
+          this.name,
+        ]),
       );
       return Number(rows[0]?.n ?? 0);
     }
     const params = this.params();
     try {
       const { rows } = await this.ctx.pool.query<{ n: string }>(
-        `SELECT count(*) AS n FROM documents WHERE ${this.scoped(where, params)}`,
-        params.values,
+        prepared(`SELECT count(*) AS n FROM documents WHERE ${this.scoped(where, params)}`, params.values),
       );
       return Number(rows[0]?.n ?? 0);
     } catch (e) {
@@ -299,6 +337,47 @@ class PgDocumentCollection implements DocumentCollection {
     return rows.map((r) => this.toDoc(r, def) as Record<string, unknown>);
   }
 
+  /**
+   * The leading part of the pipeline SQL answers exactly (see pipeline-plan.ts), run in one
+   * statement: its rows (documents, groups or a count) and the stages left for the engine.
+   * Undefined when nothing past a `$match` translates, or when an input document holds an object
+   * or array where the translation needs a scalar (then the documents are read as before).
+   */
+  private async aggregateInSql(
+    pipeline: Stage[],
+    scope: Condition,
+    bounds: AggregationBounds,
+  ): Promise<{ rows: Record<string, unknown>[]; rest: Stage[] } | undefined> {
+    const def = await this.def();
+    const plan = planPipeline(pipeline, (field) => !touchesDates(def?.schema ?? null, field));
+    if (!plan) return undefined;
+    const params = this.params();
+    const where = (p: Params) => this.scoped(and(scope, ...plan.where), p);
+    const sql = pipelineSql(plan, where, params, bounds.maxInputDocuments);
+    const { rows } = await this.ctx.pool.query<
+      Row & { unsafe: boolean; present: boolean | null; k: unknown; n: number | null } & Record<
+          string,
+          unknown
+        >
+    >(sql, params.values);
+    if (rows[0]?.unsafe !== false) return undefined;
+    if (plan.count !== undefined) {
+      const n = rows[0].n ?? 0;
+      return { rows: n === 0 ? [] : [{ [plan.count]: n }], rest: plan.rest };
+    }
+    const present = rows.filter((r) => r.present === true);
+    if (present.length > bounds.maxInputDocuments) throw tooManyDocuments(bounds.maxInputDocuments);
+    const group = plan.group;
+    const out = group
+      ? present.map((r) => {
+          const row: Record<string, unknown> = { _id: r.k };
+          group.accumulators.forEach((a, i) => (row[a.name] = r[`a${i}`]));
+          return row;
+        })
+      : present.map((r) => this.toDoc(r, def) as Record<string, unknown>);
+    return { rows: out, rest: plan.rest };
+  }
+
   async aggregate(
     pipeline: Stage[],
     scope: (collection: string) => Condition,
@@ -309,6 +388,10 @@ class PgDocumentCollection implements DocumentCollection {
       const others = new Map<string, Record<string, unknown>[]>();
       for (const name of joined)
         if (!others.has(name)) others.set(name, await this.readScope(name, scope(name), bounds));
+      if (joined.size === 0) {
+        const translated = await this.aggregateInSql(pipeline, scope(this.name), bounds);
+        if (translated) return runPipeline(translated.rows, capped(translated.rest, bounds), others, bounds);
+      }
       // The leading $match narrows what is read (it is still applied exactly in-process).
       const pushed = pushableMatch(pipeline);
       const own = pushed ? and(scope(this.name), pushed) : scope(this.name);
@@ -335,7 +418,7 @@ function counterFor(where: Condition): string | undefined {
 class PgProjectDocuments implements ProjectDocuments {
   constructor(
     private readonly projectId: ProjectId,
-    private readonly ctx: PgDocumentsContext,
+    private readonly ctx: DocumentsContext,
   ) {}
 
   collection(name: string): DocumentCollection {
@@ -405,7 +488,11 @@ class PgProjectDocuments implements ProjectDocuments {
  * every statement of this adapter starts with (see PgDocumentCollection.scoped).
  */
 export class PgDocumentStore implements DocumentStore {
-  constructor(private readonly ctx: PgDocumentsContext) {}
+  private readonly ctx: DocumentsContext;
+
+  constructor(ctx: PgDocumentsContext) {
+    this.ctx = { ...ctx, inserts: new InsertBatcher(ctx.pool) };
+  }
 
   forProject(projectId: ProjectId): PgProjectDocuments {
     return new PgProjectDocuments(projectId, this.ctx);

@@ -80,3 +80,54 @@ function fieldConditions(field: string, spec: unknown): Condition[] {
   }
   return out;
 }
+
+/**
+ * A `$match` filter translated whole and exactly, for a pipeline whose following stages run in SQL
+ * (the `$match` then leaves the in-process pipeline), or undefined when any part of it cannot be.
+ * Narrower than the widening pushdown above: `usable` rejects fields whose stored form differs
+ * from MongoDB's (Date-typed schema fields are ISO strings in jsonb), null is compared on plain
+ * top-level fields only (`{'a.b': null}` also matches an array element without `b` in MongoDB),
+ * order comparisons take numbers and strings only, and of the managed fields only `_id`.
+ */
+export function exactMatch(filter: unknown, usable: (field: string) => boolean): Condition | undefined {
+  if (!isPlainObject(filter)) return undefined;
+  const parts: Condition[] = [];
+  for (const [key, spec] of Object.entries(filter)) {
+    if (key === '$and' || key === '$or') {
+      if (!Array.isArray(spec) || spec.length === 0) return undefined;
+      const subs = spec.map((s) => exactMatch(s, usable));
+      if (!subs.every((s): s is Condition => s !== undefined)) return undefined;
+      parts.push({ op: key === '$and' ? 'and' : 'or', conditions: subs });
+      continue;
+    }
+    if (!FIELD.test(key) || !usable(key)) return undefined;
+    const conditions = exactFieldConditions(key, spec);
+    if (!conditions) return undefined;
+    parts.push(...conditions);
+  }
+  return { op: 'and', conditions: parts };
+}
+
+const MANAGED = new Set(['isDeleted', 'deletedAt', 'createdAt', 'updatedAt']);
+
+function exactFieldConditions(field: string, spec: unknown): Condition[] | undefined {
+  if (MANAGED.has(field)) return undefined;
+  const nullOk = !field.includes('.');
+  const value = (v: unknown): v is Exclude<Value, Date> => isScalar(v) && (v !== null || nullOk);
+  if (!isPlainObject(spec)) return value(spec) ? fieldConditions(field, spec) : undefined;
+  const ops = Object.entries(spec);
+  if (ops.length === 0) return undefined;
+  for (const [op, v] of ops) {
+    if (op === '$eq' || op === '$ne') {
+      if (!value(v)) return undefined;
+    } else if (op in COMPARISONS) {
+      // `_id` is a text column, ordered by the database's collation: equality only.
+      if (field === '_id') return undefined;
+      if (typeof v !== 'string' && (typeof v !== 'number' || !Number.isFinite(v))) return undefined;
+    } else if (op === '$in' || op === '$nin') {
+      if (!Array.isArray(v) || v.length > 1000 || !v.every(value)) return undefined;
+    } else return undefined;
+  }
+  const out = fieldConditions(field, spec);
+  return out.length === ops.length ? out : undefined;
+}

@@ -18,6 +18,8 @@ const COLUMNS: Record<string, { column: string; kind: 'text' | 'bool' | 'time' }
   createdAt: { column: 'created_at', kind: 'time' },
   updatedAt: { column: 'updated_at', kind: 'time' },
 };
+/** Own keys only: a field named `toString` or `valueOf` is a body field, not a column. */
+const columnOf = (field: string) => (Object.hasOwn(COLUMNS, field) ? COLUMNS[field] : undefined);
 
 export class Params {
   readonly values: unknown[];
@@ -146,7 +148,7 @@ export function conditionSql(cond: Condition, params: Params): string {
     return `(${cond.conditions.map((x) => conditionSql(x, params)).join(cond.op === 'and' ? ' AND ' : ' OR ')})`;
   }
   const c: Leaf = cond;
-  const col = COLUMNS[c.field];
+  const col = columnOf(c.field);
   if (col) return columnCondition(c, col, params);
   switch (c.op) {
     case 'eq':
@@ -181,14 +183,14 @@ export function conditionSql(cond: Condition, params: Params): string {
 
 /** The expressions a sort key orders by: a column, or (type rank, value) for a jsonb field. */
 function sortExpressions(field: string, params: Params): string[] {
-  const col = COLUMNS[field];
+  const col = columnOf(field);
   if (col) return [col.column];
   const v = fieldJson(field, params);
   return [`doc_type_rank(${v})`, `COALESCE(${v}, 'null'::jsonb)`];
 }
 
 function positionExpressions(field: string, value: unknown, params: Params): string[] {
-  const col = COLUMNS[field];
+  const col = columnOf(field);
   if (col) return [params.add(col.kind === 'time' && typeof value === 'string' ? new Date(value) : value)];
   const p = params.add(JSON.stringify(storedJson(value ?? null)));
   return [`doc_type_rank(${p}::jsonb)`, `${p}::jsonb`];

@@ -83,19 +83,29 @@ const fieldSchema: z.ZodType<FieldDef> = z.lazy(() =>
 
 export const collectionSchemaSchema = z.object({ fields: z.array(fieldSchema).max(200) });
 
-export const rlsSchema = z.object({
-  enabled: z.boolean(),
-  // A missing mode fails safe: only owners read.
-  mode: z.enum(['public-read', 'private']).default('private'),
-  ownerField: z
-    .string()
-    .regex(FIELD_KEY_RE, 'ownerField must be a plain top-level field name')
-    .default('userId'),
-});
+export const rlsSchema = z.object(
+  {
+    enabled: z.boolean(),
+    // A missing mode fails safe: only owners read.
+    mode: z.enum(['public-read', 'private']).default('private'),
+    ownerField: z
+      .string()
+      .regex(FIELD_KEY_RE, 'ownerField must be a plain top-level field name')
+      .default('userId'),
+  },
+  {
+    // null used to mean "no RLS"; it is too easy to send by accident to be the way RLS goes off.
+    error: (issue) =>
+      issue.input === null
+        ? 'rls may not be null: send { "enabled": false } to turn RLS off, or leave rls out to keep the current setting'
+        : undefined,
+  },
+);
 
+/** `rls` left out keeps the current setting (see registerCollection); `schema` left out or null means none. */
 export const registerBodySchema = z.object({
   schema: collectionSchemaSchema.nullable().optional(),
-  rls: rlsSchema.nullable().optional(),
+  rls: rlsSchema.optional(),
 });
 export type RegisterBody = z.infer<typeof registerBodySchema>;
 

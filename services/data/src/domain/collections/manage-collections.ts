@@ -1,4 +1,4 @@
-import { createEvent, errors, type ProjectId } from '@baas/common';
+import { auditEvent, createEvent, errors, type AuditSource, type ProjectId } from '@baas/common';
 import type { DataDeps } from '../../ports';
 import { collectionView, isValidCollectionName, type CollectionDef, type CollectionView } from './collection';
 
@@ -31,11 +31,12 @@ export async function deleteCollection(
   deps: DataDeps,
   projectId: ProjectId,
   name: string,
-  requestId: string,
+  source: AuditSource,
 ): Promise<void> {
   await requireCollection(deps, projectId, name);
   const removed = await deps.catalogue.remove(projectId, name, [
-    createEvent('collection.deleted', projectId, { collection: name }, { requestId }),
+    createEvent('collection.deleted', projectId, { collection: name }, { requestId: source.requestId }),
+    auditEvent(projectId, source, 'collection.deleted', { type: 'collection', id: name }),
   ]);
   if (!removed) throw errors.notFound('COLLECTION_NOT_FOUND', `Collection '${name}' not found`);
   await deps.documents.forProject(projectId).dropCollection(name);

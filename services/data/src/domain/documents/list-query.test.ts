@@ -105,6 +105,17 @@ describe('list query parsing', () => {
 
   it('rejects a parameter given twice', () => expect(fails('name=a&name=b')).toBe(true));
 
+  // Regression (property test, FC_SEED=17998): `toString` read Object.prototype.toString as the
+  // field's type, and the request failed with a TypeError (a 500) instead of filtering.
+  it.each(['toString', 'valueOf', 'hasOwnProperty', 'isPrototypeOf'])(
+    'filters a field named like an Object.prototype member (%s) as a plain field',
+    (field) => {
+      expect(q(`${field}=x`).conditions).toEqual([{ op: 'eq', field, value: 'x' }]);
+      expect(q(`${field}_gt=2`).conditions).toEqual([{ op: 'gt', field, value: 2 }]);
+      expect(q(`${field}_in=a,1`).conditions).toEqual([{ op: 'in', field, values: ['a', '1', 1] }]);
+    },
+  );
+
   it('selects cursor pagination with an empty cursor, over any sort', () => {
     expect(q('cursor=').pagination).toEqual({ mode: 'cursor', raw: '', after: null });
     expect(q('cursor=&sort=name').pagination).toEqual({ mode: 'cursor', raw: '', after: null });

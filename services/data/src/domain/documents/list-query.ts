@@ -67,8 +67,8 @@ function checkField(param: string, field: string): void {
 }
 
 function typeOf(def: CollectionDef, field: string): FieldType | 'DocumentId' | undefined {
-  const system = SYSTEM_TYPES[field];
-  if (system) return system;
+  // Own keys only: `toString`, `valueOf`… are valid field names, not types (found by a property test).
+  if (Object.hasOwn(SYSTEM_TYPES, field)) return SYSTEM_TYPES[field];
   const f = fieldAt(def.schema, field);
   // An exact match on an Array field matches an element: coerce to the element type.
   if (f?.type === 'Array') return f.items?.type;

@@ -43,10 +43,12 @@ export async function listDocuments(
   if (q.pagination.mode === 'cursor') {
     const { after, raw } = q.pagination;
     const position = after ? positionFor(after, binding, q.sort) : undefined;
-    const [total, page] = await Promise.all([
-      coll.count(where),
-      coll.find({ where, sort: q.sort, limit: q.limit + 1, ...(position ? { after: position } : {}) }),
-    ]);
+    const { total, items: page } = await coll.findWithTotal({
+      where,
+      sort: q.sort,
+      limit: q.limit + 1,
+      ...(position ? { after: position } : {}),
+    });
     const items = page.slice(0, q.limit);
     return {
       items: items.map(documentView),
@@ -58,10 +60,7 @@ export async function listDocuments(
   }
 
   const skip = (q.pagination.page - 1) * q.limit;
-  const [total, items] = await Promise.all([
-    coll.count(where),
-    coll.find({ where, sort: q.sort, skip, limit: q.limit }),
-  ]);
+  const { total, items } = await coll.findWithTotal({ where, sort: q.sort, skip, limit: q.limit });
   const more = skip + items.length < total;
   return {
     items: items.map(documentView),

@@ -6,7 +6,7 @@
  * Expected values are computed from the datasets with plain JavaScript.
  */
 import { customers, orders, products } from '../datasets';
-import { ordered, sum, unordered } from '../helpers';
+import { keepNo, ordered, sum, unordered } from '../helpers';
 import type { CorpusCase } from '../types';
 
 type Doc = Record<string, unknown>;
@@ -32,6 +32,38 @@ const byCreated = [...orders].sort(
   (a, b) => (a.createdAt as Date).getTime() - (b.createdAt as Date).getTime(),
 );
 const cityOf = (d: Doc) => ((d.address as Doc | undefined)?.city as string | undefined) ?? null;
+
+/** MongoDB's order of the scalar types: null and missing, numbers, strings (binary), booleans. */
+function bsonScalarOrder(a: unknown, b: unknown): number {
+  const rank = (v: unknown) =>
+    v === null || v === undefined ? 1 : typeof v === 'number' ? 2 : typeof v === 'string' ? 3 : 8;
+  const [ra, rb] = [rank(a), rank(b)];
+  if (ra !== rb) return ra - rb;
+  if (ra === 1) return 0;
+  return (a as number) < (b as number) ? -1 : (a as number) > (b as number) ? 1 : 0;
+}
+
+/** Orders without the one whose priority is an array (SQL groups and sorts scalars only; see pipeline-plan.ts). */
+const scalarPriority = orders.filter((o) => !Array.isArray(o.priority));
+const byPriority = groups(scalarPriority, (o) => o.priority).map((g) => ({
+  _id: g.key ?? null,
+  n: g.docs.length,
+  discount: sum(num(g.docs, 'discount')),
+  meanDiscount: avg(num(g.docs, 'discount')),
+  nos: avg(num(g.docs, 'no')),
+}));
+const priorityGroup = [
+  { $match: { no: { $ne: 'o11' } } },
+  {
+    $group: {
+      _id: '$priority',
+      n: { $sum: 1 },
+      discount: { $sum: '$discount' },
+      meanDiscount: { $avg: '$discount' },
+      nos: { $avg: '$no' },
+    },
+  },
+];
 
 export const groupCases: CorpusCase[] = [
   unordered(
@@ -429,5 +461,47 @@ export const groupCases: CorpusCase[] = [
       _id: g.key,
       customers: new Set(g.docs.map((d) => JSON.stringify(d.customer ?? null))).size,
     })),
+  ),
+  ordered(
+    'orders',
+    '$group by a field of mixed scalar types, sorted in BSON order (missing and null one group)',
+    [...priorityGroup, { $sort: { _id: 1 } }],
+    [...byPriority].sort((a, b) => bsonScalarOrder(a._id, b._id)),
+    'Keys 1, 1.5, 2, 3, "1", "2", "high", true, null (o6) and missing (o9): "1" is not 1, true is not 1; ' +
+      '$sum of a field with numbers, null and missing counts the numbers only (0 when none), ' +
+      '$avg of no numbers (the strings of `no`) is null',
+  ),
+  ordered(
+    'orders',
+    '$group by mixed types, sorted by count descending then key, $skip and $limit',
+    [...priorityGroup, { $sort: { n: -1, _id: -1 } }, { $skip: 1 }, { $limit: 3 }],
+    [...byPriority].sort((a, b) => b.n - a.n || bsonScalarOrder(b._id, a._id)).slice(1, 4),
+  ),
+  ordered(
+    'orders',
+    '$group then $count of the groups',
+    [...priorityGroup, { $count: 'groups' }],
+    [{ groups: byPriority.length }],
+  ),
+  unordered(
+    'orders',
+    '$group of an empty input, $sum of a number and $avg, gives no rows',
+    [{ $match: { status: 'none' } }, { $group: { _id: '$status', n: { $sum: 2 }, m: { $avg: '$total' } } }],
+    [],
+  ),
+  ordered(
+    'orders',
+    '$sort by a field of mixed scalar types then $skip and $limit',
+    [
+      { $match: { no: { $ne: 'o11' } } },
+      { $sort: { priority: 1, no: 1 } },
+      { $skip: 2 },
+      { $limit: 6 },
+      keepNo,
+    ],
+    [...scalarPriority]
+      .sort((a, b) => bsonScalarOrder(a.priority, b.priority) || bsonScalarOrder(a.no, b.no))
+      .slice(2, 8)
+      .map((o) => ({ no: o.no })),
   ),
 ];
