@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { env, loadConfig } from '@baas/common';
+import { env, loadConfig, natsEnvShape } from '@baas/common';
 
 export const janitorConfigSchema = z.object({
   PORT: env.port(8085),
-  NATS_URL: env.string('nats://127.0.0.1:4222'),
+  ...natsEnvShape,
   REDIS_URL: env.string('redis://127.0.0.1:6379'),
   JANITOR_INTERVAL_SECONDS: env.positiveInt(300),
   TRASH_GRACE_PERIOD_SECONDS: env.int(2592000),

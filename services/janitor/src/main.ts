@@ -2,7 +2,14 @@ import { startTelemetry } from '@baas/common';
 const telemetry = startTelemetry('janitor');
 
 import { Redis } from 'ioredis';
-import { connectNats, createLogger, createServiceApp, redactConfig, runService } from '@baas/common';
+import {
+  connectNats,
+  natsClientOptions,
+  createLogger,
+  createServiceApp,
+  redactConfig,
+  runService,
+} from '@baas/common';
 import { loadJanitorConfig } from './config';
 import { RedisLease } from './adapters/redis-lease';
 import { NatsCommandSender } from './adapters/nats-command-sender';
@@ -16,7 +23,7 @@ async function main(): Promise<void> {
 
   const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 2 });
   redis.on('error', (err) => logger.warn({ err }, 'redis error'));
-  const nc = await connectNats(config.NATS_URL, 'baas-janitor', logger);
+  const nc = await connectNats(config.NATS_URL, 'baas-janitor', logger, natsClientOptions(config, 'janitor'));
 
   const svc = createServiceApp({
     service: 'janitor',

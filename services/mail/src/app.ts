@@ -1,5 +1,5 @@
+import type { KeyObject } from 'node:crypto';
 import {
-  assertionKey,
   createServiceApp,
   requireGatewayAssertion,
   type Logger,
@@ -12,7 +12,8 @@ import { adminGlobalMailRoutes, adminProjectMailRoutes } from './http/admin-temp
 
 export interface MailAppDeps {
   logger: Logger;
-  assertionSecret: string;
+  /** The gateway's public key (GATEWAY_ASSERTION_PUBLIC_KEY): verifies, never signs. */
+  assertionPublicKey: KeyObject;
   readiness: ReadinessCheck[];
   mail: MailDeps;
 }
@@ -21,7 +22,7 @@ export interface MailAppDeps {
 export function createApp(deps: MailAppDeps): ServiceApp {
   const svc = createServiceApp({ service: 'mail', logger: deps.logger, readiness: deps.readiness });
   const { app } = svc;
-  app.use(requireGatewayAssertion(assertionKey(deps.assertionSecret), 'mail'));
+  app.use(requireGatewayAssertion(deps.assertionPublicKey, 'mail'));
   app.use('/api/mail', sendRoutes(deps.mail));
   app.use('/api/admin/projects/:projectId/mail', adminProjectMailRoutes(deps.mail));
   app.use('/api/admin/mail', adminGlobalMailRoutes(deps.mail));

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { env, loadConfig, storeEnvShape } from '@baas/common';
+import { env, loadConfig, mailEnvelopeKeySchema, storeEnvShape } from '@baas/common';
 import { isValidAddress } from './domain/mail/address';
 
 /** `Name <address>` or a bare address, on one line. */
@@ -33,6 +33,13 @@ export const mailConfigSchema = z.object({
   SYSTEM_MAIL_RECIPIENT_HOURLY_LIMIT: env.int(10),
   /** When set, system mails carry a link `<base>/verify-email?token=..` / `<base>/reset-password?token=..`. */
   MAIL_LINK_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
+  /**
+   * 32 bytes (hex or base64) auth seals the link token and code of its verification and reset
+   * events with; only auth and mail hold it (or MAIL_ENVELOPE_KEY_FILE).
+   */
+  MAIL_ENVELOPE_KEY: mailEnvelopeKeySchema,
+  /** During a rotation: the key auth used before, still accepted for events sealed with it. */
+  MAIL_ENVELOPE_PREVIOUS_KEY: mailEnvelopeKeySchema.optional(),
 });
 
 export type MailConfig = Readonly<z.infer<typeof mailConfigSchema>>;

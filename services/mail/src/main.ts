@@ -38,6 +38,10 @@ async function main(): Promise<void> {
       systemRecipientHourly: config.SYSTEM_MAIL_RECIPIENT_HOURLY_LIMIT,
     },
     retry: { attempts: config.SMTP_SEND_ATTEMPTS, baseDelayMs: config.SMTP_RETRY_BASE_MS },
+    envelopeKeys: [
+      config.MAIL_ENVELOPE_KEY,
+      ...(config.MAIL_ENVELOPE_PREVIOUS_KEY ? [config.MAIL_ENVELOPE_PREVIOUS_KEY] : []),
+    ],
     ...(config.MAIL_LINK_BASE_URL !== undefined ? { linkBaseUrl: config.MAIL_LINK_BASE_URL } : {}),
   });
   const { deps } = wired;
@@ -50,7 +54,7 @@ async function main(): Promise<void> {
 
   const serviceApp = createApp({
     logger,
-    assertionSecret: config.INTERNAL_ASSERTION_SECRET,
+    assertionPublicKey: config.GATEWAY_ASSERTION_PUBLIC_KEY,
     readiness: infra.readiness,
     mail: deps,
   });

@@ -1,5 +1,12 @@
 import path from 'node:path';
-import type { Closer, EventPublisher, Logger, ProcessedEvents, ServiceStore } from '@baas/common';
+import type {
+  Closer,
+  EventPublisher,
+  Logger,
+  MailEnvelopeKey,
+  ProcessedEvents,
+  ServiceStore,
+} from '@baas/common';
 import type { MailDeps, MailLimits, RetryPolicy } from './domain/deps';
 import type { IdGenerator, Mailer, MessageRepository, TemplateRepository, UsageCounter } from './ports';
 
@@ -14,6 +21,8 @@ export interface MailWiringOptions {
   mailer: Mailer;
   limits: MailLimits;
   retry: RetryPolicy;
+  /** MAIL_ENVELOPE_KEY, then MAIL_ENVELOPE_PREVIOUS_KEY when set. */
+  envelopeKeys: readonly MailEnvelopeKey[];
   linkBaseUrl?: string;
   /** How often the relay sweeps for events a crash left behind. */
   relayIntervalMs?: number;
@@ -60,6 +69,7 @@ export async function wireMail(opts: MailWiringOptions): Promise<MailWiring> {
     logger: opts.logger,
     limits: opts.limits,
     retry: opts.retry,
+    envelopeKeys: opts.envelopeKeys,
     ...(opts.linkBaseUrl !== undefined ? { linkBaseUrl: opts.linkBaseUrl } : {}),
     now: () => new Date(),
     sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),

@@ -1,5 +1,5 @@
+import type { KeyObject } from 'node:crypto';
 import {
-  assertionKey,
   createServiceApp,
   requireGatewayAssertion,
   type Logger,
@@ -12,7 +12,8 @@ import { publicFileRoutes } from './http/public-files.routes';
 
 export interface StorageAppDeps {
   logger: Logger;
-  assertionSecret: string;
+  /** The gateway's public key (GATEWAY_ASSERTION_PUBLIC_KEY): verifies, never signs. */
+  assertionPublicKey: KeyObject;
   readiness: ReadinessCheck[];
   files: FileDeps;
 }
@@ -21,7 +22,7 @@ export interface StorageAppDeps {
 export function createApp(deps: StorageAppDeps): ServiceApp {
   const svc = createServiceApp({ service: 'storage', logger: deps.logger, readiness: deps.readiness });
   const { app } = svc;
-  app.use(requireGatewayAssertion(assertionKey(deps.assertionSecret), 'storage'));
+  app.use(requireGatewayAssertion(deps.assertionPublicKey, 'storage'));
   app.use('/api/storage', storageRoutes(deps.files));
   app.use('/files', publicFileRoutes(deps.files, deps.logger));
   svc.finish();

@@ -6,6 +6,8 @@ export const storageConfigSchema = z
   .object({
     ...storeEnvShape,
     PORT: env.port(8083),
+    /** The JWKS of end-user tokens (a Bearer token sent with a storage call is verified). */
+    AUTH_URL: env.url('http://127.0.0.1:8081'),
     /** `local` is the embedded single-machine default; `npm run up` passes `s3`. */
     STORAGE_DRIVER: z.enum(['s3', 'local']).default('local'),
     STORAGE_LOCAL_DIR: env.string(path.resolve('data', 'files')),
@@ -18,6 +20,10 @@ export const storageConfigSchema = z
     PUBLIC_FILES_BASE_URL: env.url('http://127.0.0.1:8080/files').transform((u) => u.replace(/\/+$/, '')),
     MAX_FILE_BYTES: env.positiveInt(10485760),
     DEFAULT_STORAGE_QUOTA_BYTES: env.int(104857600),
+    /** The orphan sweep's floor: nothing younger is deleted, whatever cutoff the janitor sends. */
+    ORPHAN_FILE_GRACE_SECONDS: env.int(86400),
+    /** Records and objects the orphan sweep deletes at most per janitor sweep. */
+    ORPHAN_SWEEP_MAX_DELETIONS: env.positiveInt(100),
   })
   .superRefine((c, ctx) => {
     if (c.STORAGE_DRIVER !== 's3') return;

@@ -9,6 +9,8 @@ import {
   answerJanitor,
   connectServiceInfra,
   runMain,
+  remoteAccessTokenVerifier,
+  startRevocationFeed,
 } from '@baas/common';
 import { loadStorageConfig } from './config';
 import { createApp } from './app';
@@ -16,6 +18,7 @@ import { createObjectStore } from './adapters/object-store-factory';
 import { consumeProjectDeleted } from './consumers';
 import { sweepOrphans } from './domain/files/sweep-orphans';
 import { MIGRATIONS_DIR, wireStorage } from './wiring';
+import { orphanSweepMetrics } from './sweep-metrics';
 
 async function main(): Promise<void> {
   const config = loadStorageConfig();
@@ -25,6 +28,8 @@ async function main(): Promise<void> {
   const infra = await connectServiceInfra('storage', config, logger, MIGRATIONS_DIR);
   const { nc, bus } = infra;
   const store = await createObjectStore(config);
+  // Ended sessions and deleted users, refused without a call per request; ready once caught up.
+  const revocations = await startRevocationFeed(bus.js, logger);
   const wired = await wireStorage({
     store: infra.store,
     objects: store,
@@ -32,19 +37,29 @@ async function main(): Promise<void> {
     logger,
     limits: { maxFileBytes: config.MAX_FILE_BYTES, defaultQuotaBytes: config.DEFAULT_STORAGE_QUOTA_BYTES },
     publicBaseUrl: config.PUBLIC_FILES_BASE_URL,
+    tokens: remoteAccessTokenVerifier(config.AUTH_URL, undefined, revocations.list),
   });
   const { deps } = wired;
   const consumer = await consumeProjectDeleted(bus, wired.processed, deps);
-  const janitor = answerJanitor(nc, JANITOR_SUBJECTS.sweepOrphans, logger, (cmd) =>
-    sweepOrphans({ ...deps, cursor: wired.cursor }, cmd),
-  );
 
   const serviceApp = createApp({
     logger,
-    assertionSecret: config.INTERNAL_ASSERTION_SECRET,
-    readiness: [...infra.readiness, { name: `store-${store.provider}`, check: () => store.ping() }],
+    assertionPublicKey: config.GATEWAY_ASSERTION_PUBLIC_KEY,
+    readiness: [
+      ...infra.readiness,
+      revocations.readiness,
+      { name: `store-${store.provider}`, check: () => store.ping() },
+    ],
     files: deps,
   });
+  const sweepPolicy = {
+    graceSeconds: config.ORPHAN_FILE_GRACE_SECONDS,
+    maxDeletions: config.ORPHAN_SWEEP_MAX_DELETIONS,
+    observer: orphanSweepMetrics(serviceApp.metrics),
+  };
+  const janitor = answerJanitor(nc, JANITOR_SUBJECTS.sweepOrphans, logger, (cmd) =>
+    sweepOrphans({ ...deps, cursor: wired.cursor }, cmd, sweepPolicy),
+  );
 
   await runService({
     name: 'storage',
@@ -56,6 +71,7 @@ async function main(): Promise<void> {
       { name: 'janitor', close: () => janitor.close() },
       { name: 'consumer', close: () => consumer.stop() },
       ...wired.closers,
+      { name: 'revocations', close: () => revocations.stop() },
       ...infra.closers,
       { name: 'telemetry', close: () => telemetry.shutdown() },
     ],

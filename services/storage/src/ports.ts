@@ -5,6 +5,8 @@ import type { EventEnvelope, ProjectId } from '@baas/common';
 export interface ObjectStore {
   /** The `provider` reported to clients (`s3`, `local`). */
   readonly provider: string;
+  /** Fails when the store itself is unusable (bucket or directory missing, no access). */
+  ping(): Promise<void>;
   /**
    * Streams `body` to `key`. When the body errors or the write fails it rejects and leaves no
    * object at `key` (callers still delete it afterwards, for the crash-free belt and braces).
@@ -42,6 +44,8 @@ export interface FileRecord {
   /** Quota bytes reserved while the upload streams (released by the sweep after a crash). */
   reserved: number;
   createdAt: Date;
+  /** Set by the orphan sweep when it first found the object gone (a second sighting deletes). */
+  missingSince?: Date;
 }
 
 export interface FileRepository {
@@ -61,7 +65,10 @@ export interface FileRepository {
   stalePending(olderThan: Date, limit: number): Promise<FileRecord[]>;
   /** Janitor: complete records not checked against the store since `olderThan`. */
   unverified(olderThan: Date, limit: number): Promise<FileRecord[]>;
+  /** The object was found: checked at `at`, and no longer counted missing. */
   markVerified(projectId: ProjectId, path: string, at: Date): Promise<void>;
+  /** The object was not found at `at`: remembers the first sighting (`missingSince`). */
+  markMissing(projectId: ProjectId, path: string, at: Date): Promise<void>;
 }
 
 /** Per-project byte usage; reservations are conditional so parallel uploads cannot overshoot. */

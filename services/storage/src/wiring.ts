@@ -1,6 +1,13 @@
 import path from 'node:path';
 import type { Collection } from 'mongodb';
-import type { Closer, EventPublisher, Logger, ProcessedEvents, ServiceStore } from '@baas/common';
+import type {
+  AccessTokenVerifier,
+  Closer,
+  EventPublisher,
+  Logger,
+  ProcessedEvents,
+  ServiceStore,
+} from '@baas/common';
 import type { FileDeps } from './domain/files/deps';
 import type { FileRepository, ObjectStore, QuotaLedger, SweepCursor } from './ports';
 
@@ -15,6 +22,8 @@ export interface StorageWiringOptions {
   logger: Logger;
   limits: FileDeps['limits'];
   publicBaseUrl: string;
+  /** Verifies Bearer tokens sent with storage calls (with the revocation list). */
+  tokens?: AccessTokenVerifier;
   /** How often the relay sweeps for events a crash left behind. */
   relayIntervalMs?: number;
 }
@@ -58,6 +67,7 @@ export async function wireStorage(opts: StorageWiringOptions): Promise<StorageWi
       store: opts.objects,
       limits: opts.limits,
       publicBaseUrl: opts.publicBaseUrl,
+      ...(opts.tokens ? { tokens: opts.tokens } : {}),
     },
     cursor: adapters.cursor,
     relay: adapters.relay,

@@ -37,6 +37,7 @@ describe('runSweep', () => {
       [tasks[1]!.subject]: [{ ok: true, processed: 0, more: false }],
       [tasks[2]!.subject]: [{ ok: true, processed: 5, more: false }],
     };
+    for (const t of tasks.slice(3)) replies[t.subject] = [{ ok: true, processed: 1, more: false }];
     const seen: Array<{ subject: string; olderThan: string }> = [];
     const sender: CommandSender = {
       send: async (subject, c) => (
@@ -52,8 +53,23 @@ describe('runSweep', () => {
         tasks,
       ),
     ).toBe(true);
-    expect(o.processed).toEqual({ 'purge-trash': 3, 'sweep-orphans': 0, 'purge-expired': 5 });
+    expect(o.processed).toEqual({
+      'purge-trash': 3,
+      'sweep-orphans': 0,
+      'purge-expired': 5,
+      'prune-processed-events-auth': 1,
+      'prune-processed-events-data': 1,
+      'prune-processed-events-storage': 1,
+      'prune-processed-events-mail': 1,
+    });
     expect(seen[0]).toEqual({ subject: tasks[0]!.subject, olderThan: '2026-01-01T00:00:30.000Z' });
+    // Each event consumer is asked to prune its idempotency records (it applies its own retention).
+    expect(seen.filter((s) => s.subject.endsWith('.prune-processed-events')).map((s) => s.subject)).toEqual([
+      'baas.janitor.auth.prune-processed-events',
+      'baas.janitor.data.prune-processed-events',
+      'baas.janitor.storage.prune-processed-events',
+      'baas.janitor.mail.prune-processed-events',
+    ]);
   });
 
   it('does nothing when another replica holds the lease', async () => {
@@ -77,7 +93,7 @@ describe('runSweep', () => {
     const l = lease();
     const { obs } = observer();
     await runSweep({ lease: l, sender, logger, observer: obs, batchSize: 1, maxBatches: 3 }, tasks);
-    expect(calls).toBe(9);
+    expect(calls).toBe(3 * tasks.length);
     expect(l.released).toBe(true);
   });
 
@@ -91,6 +107,7 @@ describe('runSweep', () => {
     const { o, obs } = observer();
     await runSweep({ lease: lease(), sender, logger, observer: obs, batchSize: 1, maxBatches: 3 }, tasks);
     expect(o.failures).toEqual(['purge-trash']);
-    expect(o.processed).toEqual({ 'sweep-orphans': 1, 'purge-expired': 1 });
+    expect(o.processed).toMatchObject({ 'sweep-orphans': 1, 'purge-expired': 1 });
+    expect(o.processed).not.toHaveProperty('purge-trash');
   });
 });

@@ -1,10 +1,18 @@
-import { JANITOR_SUBJECTS, type Logger } from '@baas/common';
+import {
+  EVENT_CONSUMING_SERVICES,
+  JANITOR_SUBJECTS,
+  pruneProcessedEventsSubject,
+  type Logger,
+} from '@baas/common';
 import type { CommandSender, Lease } from '../ports';
 
 export interface SweepTask {
-  name: 'purge-trash' | 'sweep-orphans' | 'purge-expired';
+  name: 'purge-trash' | 'sweep-orphans' | 'purge-expired' | `prune-processed-events-${string}`;
   subject: string;
-  /** Items older than this many seconds are eligible. */
+  /**
+   * Items older than this many seconds are eligible. Each owner clamps the cutoff to its own
+   * setting, so the janitor can only ask for less than the owner allows, never more.
+   */
   graceSeconds: number;
 }
 
@@ -13,6 +21,12 @@ export function sweepTasks(cfg: { trashGraceSeconds: number; orphanGraceSeconds:
     { name: 'purge-trash', subject: JANITOR_SUBJECTS.purgeTrash, graceSeconds: cfg.trashGraceSeconds },
     { name: 'sweep-orphans', subject: JANITOR_SUBJECTS.sweepOrphans, graceSeconds: cfg.orphanGraceSeconds },
     { name: 'purge-expired', subject: JANITOR_SUBJECTS.purgeExpiredSessions, graceSeconds: 0 },
+    // Idempotency records: each service applies its own retention (PROCESSED_EVENTS_RETENTION_SECONDS).
+    ...EVENT_CONSUMING_SERVICES.map((service) => ({
+      name: `prune-processed-events-${service}` as const,
+      subject: pruneProcessedEventsSubject(service),
+      graceSeconds: 0,
+    })),
   ];
 }
 

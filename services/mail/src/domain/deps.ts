@@ -1,4 +1,4 @@
-import type { Logger } from '@baas/common';
+import type { Logger, MailEnvelopeKey } from '@baas/common';
 import type { IdGenerator, Mailer, MessageRepository, TemplateRepository, UsageCounter } from '../ports';
 
 export interface MailLimits {
@@ -22,6 +22,8 @@ export interface MailDeps {
   logger: Logger;
   limits: MailLimits;
   retry: RetryPolicy;
+  /** Open the codes of auth's events: the current key first, then a previous one. */
+  envelopeKeys: readonly MailEnvelopeKey[];
   /** Base of links in system mails; none when unset. */
   linkBaseUrl?: string;
   now: () => Date;

@@ -11,7 +11,7 @@ import { PostgresMessageRepository } from '../../src/adapters/postgres-message-r
 import { PostgresTemplateRepository } from '../../src/adapters/postgres-template-repository';
 import { PostgresUsageCounter } from '../../src/adapters/postgres-usage-counter';
 import { MIGRATIONS_DIR, wireMail, type MailWiring } from '../../src/wiring';
-import { SECRET, FROM, newProjectId, sendAs } from '../support/harness';
+import { ASSERTION_KEYS, ENVELOPE_KEY, FROM, newProjectId, sendAs } from '../support/harness';
 import { uniqueAddress } from '../support/mailpit';
 
 // PostgreSQL-only guarantees, whatever TEST_STORE says: they are properties of the SQL adapters
@@ -228,9 +228,15 @@ describe('mail on PostgreSQL', () => {
       mailer,
       limits: { defaultMonthly: 1000, systemDaily: 500, systemRecipientHourly: 10 },
       retry: { attempts: 3, baseDelayMs: 10 },
+      envelopeKeys: [ENVELOPE_KEY],
       relayIntervalMs: 200,
     });
-    const svc = createApp({ logger, assertionSecret: SECRET, readiness: [], mail: wiring.deps });
+    const svc = createApp({
+      logger,
+      assertionPublicKey: ASSERTION_KEYS.publicKey,
+      readiness: [],
+      mail: wiring.deps,
+    });
     const server = http.createServer(svc.app);
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -1,7 +1,7 @@
 import { requireInfra, storeNeed } from '../../../../test/support/infra';
-import { assertionKey, signAssertion } from '@baas/common';
+import { signAssertion } from '@baas/common';
 import {
-  SECRET,
+  ASSERTION_KEYS,
   call,
   newProjectId,
   randomHexId,
@@ -127,7 +127,7 @@ describe('POST /api/mail/send (direct mode)', () => {
   });
 
   it('refuses malformed JSON with 400', async () => {
-    const assertion = await signAssertion(assertionKey(SECRET), 'mail', {
+    const assertion = await signAssertion(ASSERTION_KEYS.privateKey, 'mail', {
       requestId: 'it-json',
       admin: false,
       projectId: newProjectId(),

@@ -3,12 +3,15 @@ import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { NatsConnection } from '@nats-io/nats-core';
 import {
-  assertionKey,
   connectNats,
+  createCodeEvent,
   createLogger,
+  generateAssertionKeyPair,
   JetStreamBus,
+  parseMailEnvelopeKey,
   signAssertion,
   trustedProjectId,
+  type CodeEventType,
   type EventEnvelope,
   type KeyType,
   type ProcessedEvents,
@@ -24,8 +27,32 @@ import { wireMail, type RelayHandle } from '../../src/wiring';
 import { Mailpit } from './mailpit';
 import { openTestStore, type StoredState } from './test-store';
 
-export const SECRET = 'integration-test-assertion-secret-0123456789';
+/** The gateway's key pair: the harness signs as the gateway, the app verifies. */
+export const ASSERTION_KEYS = generateAssertionKeyPair();
 export const FROM = 'BaaS Test <no-reply@baas.local>';
+/** The key auth would seal the codes of its events with (MAIL_ENVELOPE_KEY of both services). */
+export const ENVELOPE_KEY = parseMailEnvelopeKey(randomBytes(32).toString('base64url'));
+
+/** A verification or reset event as auth records it: the codes sealed with ENVELOPE_KEY. */
+export function codeEvent<T extends CodeEventType>(
+  type: T,
+  projectId: ProjectId,
+  fields: { userId?: string; email: string; expiresAt?: string },
+  codes: { token?: string; otp: string },
+  key = ENVELOPE_KEY,
+) {
+  return createCodeEvent(
+    key,
+    type,
+    projectId,
+    {
+      userId: fields.userId ?? 'u1',
+      email: fields.email,
+      expiresAt: fields.expiresAt ?? new Date(Date.now() + 3600_000).toISOString(),
+    },
+    { token: codes.token ?? `tok-${randomBytes(16).toString('base64url')}`, otp: codes.otp },
+  );
+}
 
 export interface Harness {
   /** Which store the adapters run on (TEST_STORE). */
@@ -72,10 +99,11 @@ export async function startHarness(
     mailer,
     limits: { defaultMonthly: 1000, systemDaily: 500, systemRecipientHourly: 10 },
     retry: { attempts: 3, baseDelayMs: 10 },
+    envelopeKeys: [ENVELOPE_KEY],
     relayIntervalMs: 200,
   });
   const deps: MailDeps = Object.assign(wired.deps, overrides);
-  const svc = createApp({ logger, assertionSecret: SECRET, readiness: [], mail: deps });
+  const svc = createApp({ logger, assertionPublicKey: ASSERTION_KEYS.publicKey, readiness: [], mail: deps });
   const server = http.createServer(svc.app);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const { port } = server.address() as AddressInfo;
@@ -138,7 +166,7 @@ export async function call(
         }
       : {}),
   };
-  const assertion = await signAssertion(assertionKey(SECRET), 'mail', claims);
+  const assertion = await signAssertion(ASSERTION_KEYS.privateKey, 'mail', claims);
   const headers: Record<string, string> = { 'x-gateway-assertion': assertion };
   if (body !== undefined) headers['content-type'] = 'application/json';
   const r = await fetch(`${h.baseUrl}${path}`, {

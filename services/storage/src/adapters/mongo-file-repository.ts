@@ -16,6 +16,8 @@ interface FileDoc extends OutboxFields {
   createdAt: Date;
   updatedAt: Date;
   verifiedAt?: Date;
+  /** First sweep that found the object gone (cleared when it is found again). */
+  missingSince?: Date;
 }
 
 function toRecord(d: FileDoc): FileRecord {
@@ -28,6 +30,7 @@ function toRecord(d: FileDoc): FileRecord {
     size: d.size,
     reserved: d.reserved ?? 0,
     createdAt: d.createdAt,
+    ...(d.missingSince ? { missingSince: d.missingSince } : {}),
   };
 }
 
@@ -157,6 +160,18 @@ export class MongoFileRepository implements FileRepository {
   }
 
   async markVerified(projectId: ProjectId, path: string, at: Date): Promise<void> {
+    await this.coll.updateOne(
+      { _id: path, projectId },
+      { $set: { verifiedAt: at }, $unset: { missingSince: '' } },
+    );
+  }
+
+  async markMissing(projectId: ProjectId, path: string, at: Date): Promise<void> {
+    // Only the sweep writes these fields, and one replica answers each janitor command.
+    await this.coll.updateOne(
+      { _id: path, projectId, missingSince: { $exists: false } },
+      { $set: { missingSince: at } },
+    );
     await this.coll.updateOne({ _id: path, projectId }, { $set: { verifiedAt: at } });
   }
 }

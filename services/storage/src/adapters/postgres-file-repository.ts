@@ -11,9 +11,11 @@ interface FileRow {
   size: string;
   reserved: string;
   created_at: Date;
+  missing_since: Date | null;
 }
 
-const COLUMNS = 'project_id, path, status, content_type, original_name, size, reserved, created_at';
+const COLUMNS =
+  'project_id, path, status, content_type, original_name, size, reserved, created_at, missing_since';
 
 function toRecord(r: FileRow): FileRecord {
   return {
@@ -26,6 +28,7 @@ function toRecord(r: FileRow): FileRecord {
     size: Number(r.size),
     reserved: Number(r.reserved),
     createdAt: r.created_at,
+    ...(r.missing_since ? { missingSince: r.missing_since } : {}),
   };
 }
 
@@ -143,10 +146,17 @@ export class PostgresFileRepository implements FileRepository {
   }
 
   async markVerified(projectId: ProjectId, path: string, at: Date): Promise<void> {
-    await this.pool.query('UPDATE files SET verified_at = $3 WHERE project_id = $1 AND path = $2', [
-      projectId,
-      path,
-      at,
-    ]);
+    await this.pool.query(
+      'UPDATE files SET verified_at = $3, missing_since = NULL WHERE project_id = $1 AND path = $2',
+      [projectId, path, at],
+    );
+  }
+
+  async markMissing(projectId: ProjectId, path: string, at: Date): Promise<void> {
+    await this.pool.query(
+      `UPDATE files SET verified_at = $3, missing_since = COALESCE(missing_since, $3)
+       WHERE project_id = $1 AND path = $2`,
+      [projectId, path, at],
+    );
   }
 }

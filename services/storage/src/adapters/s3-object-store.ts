@@ -23,14 +23,18 @@ export interface S3StoreOptions {
 /** S3's minimum part size; with queueSize 1 an upload buffers at most about two parts. */
 const PART_SIZE = 5 * 1024 * 1024;
 
+function isBucketMissing(e: unknown): boolean {
+  return e instanceof S3ServiceException && e.name === 'NoSuchBucket';
+}
+
+/**
+ * The object is not there. A missing bucket is not a missing object: it fails the call, so a
+ * wrong bucket setting never reads as "every object is gone" (a HEAD has no body to tell the
+ * two apart, which is why the orphan sweep checks the bucket first).
+ */
 function isNotFound(e: unknown): boolean {
-  if (!(e instanceof S3ServiceException)) return false;
-  return (
-    e.$metadata.httpStatusCode === 404 ||
-    e.name === 'NoSuchKey' ||
-    e.name === 'NotFound' ||
-    e.name === 'NoSuchBucket'
-  );
+  if (!(e instanceof S3ServiceException) || isBucketMissing(e)) return false;
+  return e.$metadata.httpStatusCode === 404 || e.name === 'NoSuchKey' || e.name === 'NotFound';
 }
 
 /** Any S3-compatible server (versitygw locally), path-style, one client per process. */
@@ -56,7 +60,7 @@ export class S3ObjectStore implements ObjectStore {
       await this.client.send(new HeadBucketCommand({ Bucket: this.opts.bucket }));
       return;
     } catch (e) {
-      if (!isNotFound(e)) throw e;
+      if (!isNotFound(e) && !isBucketMissing(e)) throw e;
     }
     try {
       await this.client.send(new CreateBucketCommand({ Bucket: this.opts.bucket }));

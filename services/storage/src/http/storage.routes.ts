@@ -1,9 +1,10 @@
 import { Router } from 'express';
 import { z } from 'zod';
-import { jsonBody, parseInput, tenantContext } from '@baas/common';
+import { bearerToken, jsonBody, parseInput, tenantContext } from '@baas/common';
 import type { FileDeps } from '../domain/files/deps';
 import { uploadFile } from '../domain/files/upload-file';
 import { deleteFile } from '../domain/files/delete-file';
+import { checkCallerToken } from '../domain/files/caller-token';
 import { discardRest, MULTIPART_OVERHEAD_BYTES, receiveUpload } from './multipart-upload';
 
 const deleteSchema = z.object({ path: z.string().min(1).max(1024) });
@@ -14,6 +15,7 @@ export function storageRoutes(deps: FileDeps): Router {
   r.post('/upload', async (req, res) => {
     const ctx = tenantContext(req);
     try {
+      await checkCallerToken(deps, ctx.projectId, bearerToken(req));
       const result = await receiveUpload(req, {
         maxFileBytes: deps.limits.maxFileBytes,
         upload: (input) =>
@@ -35,6 +37,7 @@ export function storageRoutes(deps: FileDeps): Router {
   });
   r.delete('/file', jsonBody('16kb'), async (req, res) => {
     const ctx = tenantContext(req);
+    await checkCallerToken(deps, ctx.projectId, bearerToken(req));
     const { path } = parseInput(deleteSchema, req.body);
     await deleteFile(deps, ctx, path);
     res.json({ success: true, data: {}, message: 'File deleted successfully' });

@@ -6,8 +6,8 @@ import http from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { DeleteBucketCommand, DeleteObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import {
-  assertionKey,
   createLogger,
+  generateAssertionKeyPair,
   signAssertion,
   trustedProjectId,
   type EventEnvelope,
@@ -24,7 +24,8 @@ import { infra, uniqueDbName } from '../../../../test/support/infra';
 import { freshPostgresDatabase } from '../../../../test/support/postgres';
 
 export type Driver = 's3' | 'local';
-export const SECRET = randomBytes(32).toString('base64url');
+/** The gateway's key pair: the harness signs as the gateway, the app verifies. */
+export const ASSERTION_KEYS = generateAssertionKeyPair();
 export const BASE_URL = 'http://files.test/files';
 
 /** A file record as stored, read straight from the database (whichever store). */
@@ -142,7 +143,12 @@ export async function startHarness(driver: Driver, maxFileBytes: number): Promis
     relayIntervalMs: 200,
   });
   const { deps } = wired;
-  const { app } = createApp({ logger, assertionSecret: SECRET, readiness: [], files: deps });
+  const { app } = createApp({
+    logger,
+    assertionPublicKey: ASSERTION_KEYS.publicKey,
+    readiness: [],
+    files: deps,
+  });
   const server = http.createServer(app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -172,7 +178,7 @@ export async function keyAssertion(
   storageBytes = 100 * 1024 * 1024,
   keyType: 'publishable' | 'secret' = 'secret',
 ): Promise<string> {
-  return signAssertion(assertionKey(SECRET), 'storage', {
+  return signAssertion(ASSERTION_KEYS.privateKey, 'storage', {
     requestId: randomBytes(8).toString('hex'),
     admin: false,
     projectId,
@@ -186,7 +192,7 @@ export async function keyAssertion(
 }
 
 export async function publicAssertion(): Promise<string> {
-  return signAssertion(assertionKey(SECRET), 'storage', { requestId: 'pub', admin: false });
+  return signAssertion(ASSERTION_KEYS.privateKey, 'storage', { requestId: 'pub', admin: false });
 }
 
 export function form(

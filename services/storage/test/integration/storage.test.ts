@@ -337,7 +337,7 @@ describe.each<Driver>(['s3', 'local'])('storage service with the %s driver', (dr
     const nc = await connect({ servers: 'nats://127.0.0.1:4222' });
     const subject = `test.storage.sweep.${randomBytes(4).toString('hex')}`;
     const sub = answerJanitor(nc, subject, createLogger('t', 'silent'), (cmd) =>
-      sweepOrphans({ ...h.deps, cursor: h.cursor }, cmd),
+      sweepOrphans({ ...h.deps, cursor: h.cursor }, cmd, { graceSeconds: 0, maxDeletions: 1000 }),
     );
     try {
       const ask = async (olderThan: Date): Promise<Record<string, unknown>> => {
@@ -354,9 +354,12 @@ describe.each<Driver>(['s3', 'local'])('storage service with the %s driver', (dr
       expect(await h.files.exists(pid, stale)).toBe(false);
       expect(await h.store.exists(orphan)).toBe(true);
       let reply: Record<string, unknown>;
-      do reply = await ask(new Date(Date.now() + 60_000));
-      while (reply.more === true);
-      expect(reply.ok).toBe(true);
+      // Two sweeps: a record whose object is gone goes on the second that misses it.
+      for (let sweep = 0; sweep < 2; sweep++) {
+        do reply = await ask(new Date(Date.now() + 60_000));
+        while (reply.more === true);
+        expect(reply.ok).toBe(true);
+      }
       expect(await objectsOf(pid)).toEqual([live.body.path]);
       expect((await recordsOf(pid)).map((d) => d.path)).toEqual([live.body.path]);
       expect(await h.quota.used(pid)).toBe(10);

@@ -11,6 +11,8 @@ const DANGEROUS_SCHEME = /^(javascript|vbscript|data|file|blob|about|jar):/;
 const HAS_SCHEME_AND_AUTHORITY = /^\s*([a-z][a-z0-9+.-]*:)?\/\//i;
 const MAX_DEPTH = 8;
 const MAX_NODES = 5000;
+/** A section iterates an array once per element: bounded here, and the render is bounded too. */
+export const MAX_ARRAY_ITEMS = 100;
 
 // Browsers ignore control characters and whitespace inside a scheme.
 // eslint-disable-next-line no-control-regex
@@ -54,7 +56,16 @@ export function sanitizeVariables(input: unknown): TemplateView {
     if (depth > MAX_DEPTH) throw errors.validation(`\`variables\` is nested deeper than ${MAX_DEPTH} levels`);
     if (typeof value === 'string') return sanitiseString(key, value);
     if (typeof value === 'number' || typeof value === 'boolean' || value === null) return value;
-    if (Array.isArray(value)) return value.map((v) => walk(key, v, depth + 1));
+    if (Array.isArray(value)) {
+      if (value.length > MAX_ARRAY_ITEMS)
+        throw errors.validation(`An array in \`variables\` has more than ${MAX_ARRAY_ITEMS} items`, [
+          {
+            path: `variables${key !== undefined ? `.${key}` : ''}`,
+            message: `at most ${MAX_ARRAY_ITEMS} items`,
+          },
+        ]);
+      return value.map((v) => walk(key, v, depth + 1));
+    }
     if (typeof value === 'object') {
       const out = Object.create(null) as Record<string, unknown>;
       for (const [k, v] of Object.entries(value as Record<string, unknown>)) out[k] = walk(k, v, depth + 1);

@@ -9,6 +9,7 @@ import {
   type ResolvedTemplate,
 } from '../templates/resolve-template';
 import { MAX_SUBJECT_CHARS, MAX_TEMPLATE_CHARS } from '../templates/template';
+import { SYSTEM_TEMPLATE_KEYS } from '../templates/builtin';
 import { parseRecipient } from './address';
 import { deliver } from './deliver';
 import { renderMail, type MailContent } from './render';
@@ -53,6 +54,12 @@ async function chooseContent(deps: MailDeps, projectId: ProjectId, input: SendMa
     if (input.templateId !== undefined) t = await resolveTemplateById(deps, projectId, input.templateId);
     else t = await resolveTemplateByName(deps, projectId, input.templateName ?? '');
     if (!t) throw templateNotFound();
+    if (isPlatformSystemTemplate(t))
+      throw errors.badRequest(
+        'SYSTEM_TEMPLATE_RESERVED',
+        `The platform's ${t.key} template is sent only by the platform itself (verification and password reset)`,
+        [{ path: input.templateId !== undefined ? 'templateId' : 'templateName', message: 'reserved' }],
+      );
     return { content: t.content, templateKey: t.key, render: true };
   }
   if (input.subject === undefined || (input.html === undefined && input.text === undefined))
@@ -67,6 +74,15 @@ async function chooseContent(deps: MailDeps, projectId: ProjectId, input: SendMa
   if (input.html !== undefined) content.html = input.html;
   if (input.text !== undefined) content.text = input.text;
   return { content, render: input.variables !== undefined };
+}
+
+/**
+ * The platform's verification and reset mails (built in, or the operator's global version) look
+ * like the platform speaking; sent through the API with a caller-chosen link they would be
+ * phishing in the platform's name. A project's own override stays the project's to send.
+ */
+function isPlatformSystemTemplate(t: ResolvedTemplate): boolean {
+  return t.source !== 'project' && SYSTEM_TEMPLATE_KEYS.has(t.key);
 }
 
 function renderDirect(content: MailContent) {

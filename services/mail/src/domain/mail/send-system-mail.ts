@@ -1,4 +1,4 @@
-import { isAppError, type EventEnvelope } from '@baas/common';
+import { isAppError, openCodes, SealedCodesRejected, type EventEnvelope } from '@baas/common';
 import type { MailDeps } from '../deps';
 import { recipientHourBucket, systemDayBucket } from '../usage/buckets';
 import { resolveTemplateByName } from '../templates/resolve-template';
@@ -19,7 +19,11 @@ export class RetryLater extends Error {}
 
 /**
  * Sends a verification or password-reset mail for an auth event, with the `verify-email` /
- * `password-reset` template (project override, global, then built-in). These mails do not count
+ * `password-reset` template (project override, global, then built-in). The event carries the
+ * link token and the 8-digit code sealed for this service (MAIL_ENVELOPE_KEY); an event whose
+ * codes do not open (another version, another key, tampered or moved to another event) is
+ * refused with SealedCodesRejected, so the bus retries it and then dead-letters it, and nothing
+ * is sent. These mails do not count
  * against the project's monthly API limit; instead a per-project daily cap and a per-recipient
  * hourly cap bound what a signup or reset flood can send. Mail over a cap is dropped, recorded
  * as failed, and not retried.
@@ -28,6 +32,14 @@ export async function sendSystemMail(deps: MailDeps, event: SystemMailEvent): Pr
   const { projectId, data } = event;
   const purpose = PURPOSE[event.type];
   const log = deps.logger.child({ eventId: event.id, type: event.type, projectId });
+  let codes;
+  try {
+    codes = openCodes(deps.envelopeKeys, event);
+  } catch (e) {
+    if (e instanceof SealedCodesRejected)
+      log.error({ reason: e.message }, 'system mail event refused: its codes do not open with our keys');
+    throw e;
+  }
   if (!isValidAddress(data.email)) {
     log.warn('system mail for an address that is not deliverable; dropped');
     return 'dropped';
@@ -35,16 +47,19 @@ export async function sendSystemMail(deps: MailDeps, event: SystemMailEvent): Pr
   const template = await resolveTemplateByName(deps, projectId, purpose.key);
   if (!template) throw new Error(`no template ${purpose.key}`); // the built-in always exists
   const expires = new Date(data.expiresAt);
+  // `code` and `otp`: the 8-digit code ({ email, otp }); `token`: the link token ({ token }).
   const variables: Record<string, unknown> = {
     email: data.email,
-    code: data.code,
+    code: codes.otp,
+    otp: codes.otp,
+    token: codes.token,
     expiresAt: Number.isNaN(expires.getTime()) ? data.expiresAt : expires.toUTCString(),
     expiresInMinutes: Number.isNaN(expires.getTime())
       ? null
       : Math.max(0, Math.round((expires.getTime() - deps.now().getTime()) / 60000)),
   };
   if (deps.linkBaseUrl)
-    variables.link = `${deps.linkBaseUrl.replace(/\/$/, '')}/${purpose.path}?token=${encodeURIComponent(data.code)}&email=${encodeURIComponent(data.email)}`;
+    variables.link = `${deps.linkBaseUrl.replace(/\/$/, '')}/${purpose.path}?token=${encodeURIComponent(codes.token)}&email=${encodeURIComponent(data.email)}`;
 
   let mail;
   try {

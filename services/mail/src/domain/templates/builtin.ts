@@ -11,6 +11,11 @@ export interface BuiltinTemplate extends MailContent {
   kind: 'system' | 'legacy';
 }
 
+/** Without MAIL_LINK_BASE_URL there is no link: the link token is shown for the `{ token }` form. */
+const tokenBlock =
+  '{{^link}}<p>If the app asks for a token instead, use: <code>{{token}}</code></p>{{/link}}';
+const tokenLine = '{{^link}}If the app asks for a token instead, use: {{token}}\n{{/link}}';
+
 const codeBlock = (label: string) =>
   `<p>${label}</p>` +
   '<p style="font-size:24px;font-weight:bold;letter-spacing:4px">{{code}}</p>' +
@@ -24,11 +29,13 @@ export const BUILTIN_TEMPLATES: readonly BuiltinTemplate[] = [
     html:
       codeBlock('Use this code to verify your email address:') +
       '{{#link}}<p><a href="{{link}}">Verify my email address</a></p>{{/link}}' +
+      tokenBlock +
       '<p>If you did not sign up, you can ignore this email.</p>',
     text:
       'Use this code to verify your email address: {{code}}\n' +
       'This code expires at {{expiresAt}}.\n' +
       '{{#link}}Or open {{link}}\n{{/link}}' +
+      tokenLine +
       'If you did not sign up, you can ignore this email.\n',
   },
   {
@@ -38,11 +45,13 @@ export const BUILTIN_TEMPLATES: readonly BuiltinTemplate[] = [
     html:
       codeBlock('Use this code to reset your password:') +
       '{{#link}}<p><a href="{{link}}">Reset my password</a></p>{{/link}}' +
+      tokenBlock +
       '<p>If you did not ask for a password reset, you can ignore this email.</p>',
     text:
       'Use this code to reset your password: {{code}}\n' +
       'This code expires at {{expiresAt}}.\n' +
       '{{#link}}Or open {{link}}\n{{/link}}' +
+      tokenLine +
       'If you did not ask for a password reset, you can ignore this email.\n',
   },
   {
@@ -64,6 +73,11 @@ export const BUILTIN_TEMPLATES: readonly BuiltinTemplate[] = [
     text: '{{title}}\n\n{{message}}\n{{#actionUrl}}\n{{actionUrl}}\n{{/actionUrl}}',
   },
 ];
+
+/** The keys of the platform's own mails (verification, password reset). */
+export const SYSTEM_TEMPLATE_KEYS: ReadonlySet<string> = new Set(
+  BUILTIN_TEMPLATES.filter((t) => t.kind === 'system').map((t) => t.key),
+);
 
 export function builtinTemplate(key: string): BuiltinTemplate | undefined {
   return BUILTIN_TEMPLATES.find((t) => t.key === key);

@@ -1,3 +1,4 @@
+import type { AccessTokenVerifier } from '@baas/common';
 import type { FileRepository, ObjectStore, QuotaLedger, SweepCursor } from '../../ports';
 
 export interface FileDeps {
@@ -10,6 +11,11 @@ export interface FileDeps {
     defaultQuotaBytes: number;
   };
   publicBaseUrl: string;
+  /**
+   * Verifies a Bearer token sent with a storage call (with the revocation list). The key alone
+   * authorizes storage; a token that is sent must be valid, so an ended session is refused.
+   */
+  tokens?: AccessTokenVerifier;
 }
 
 export interface SweepDeps extends FileDeps {
