@@ -205,7 +205,7 @@ ensure_sys_tool() { # binary package port
     log "$bin: present ($path)"
     return 0
   fi
-  if port_answers "$port"; then
+  if [ -n "$port" ] && port_answers "$port"; then
     log "$bin: not installed, but 127.0.0.1:$port already answers; npm run up will use that server"
     return 0
   fi
@@ -219,7 +219,8 @@ ensure_sys_tool() { # binary package port
 }
 
 ensure_sys_tool redis-server redis-server 6379
-ensure_sys_tool nats-server nats-server 4222
+# the binary itself, whatever answers on 4222: the stack runs its own NATS (with users) on 4223
+ensure_sys_tool nats-server nats-server ''
 
 # --- PostgreSQL (Debian's packages) ----------------------------------------------------------
 pg_server_installed() { # initdb and postgres of some major version

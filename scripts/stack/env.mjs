@@ -1,7 +1,8 @@
 // The environment the stack hands out: .stack/env (clients and tests) and each service's own.
 import path from 'node:path';
 import { DATA, DATA_SERVICES, ENV_FILE, GATEWAY_PORT, S3_BUCKET, S3_REGION, SERVICES } from './context.mjs';
-import { GENERATED_SECRETS } from './secrets.mjs';
+import { natsCredentials } from './nats.mjs';
+import { GATEWAY_ASSERTION_KEYS, GENERATED_SECRETS } from './secrets.mjs';
 import { HOST, writeEnvFile } from './util.mjs';
 
 /**
@@ -13,7 +14,8 @@ import { HOST, writeEnvFile } from './util.mjs';
 
 /**
  * .stack/env: plain KEY=value lines (clients parse it naively). Holds the development secrets
- * (admin token, assertion secret, database URLs): the file is readable by its owner only.
+ * (admin token, database URLs; not the gateway's signing key nor AUTH_SECRET): the file is
+ * readable by its owner only.
  * @param {Endpoints} ep
  * @param {Databases} db
  */
@@ -34,7 +36,11 @@ export function writeStackEnv(ep, secrets, mode, db) {
     S3_SECRET_ACCESS_KEY: secrets.S3_SECRET_ACCESS_KEY,
     SMTP_HOST: HOST,
     SMTP_PORT: String(ep.smtpPort),
-    INTERNAL_ASSERTION_SECRET: secrets.INTERNAL_ASSERTION_SECRET,
+    // public: verifies gateway assertions (the private half and AUTH_SECRET are in secrets.env only)
+    GATEWAY_ASSERTION_PUBLIC_KEY: secrets.GATEWAY_ASSERTION_PUBLIC_KEY,
+    // the e2e tier's NATS user (deploy/nats/dev.conf); the services' own are in secrets.env only
+    NATS_TEST_USER: 'test',
+    NATS_TEST_PASSWORD: secrets.TEST_NATS_PASSWORD,
   };
   for (const s of DATA_SERVICES) env[s.databaseUrlVar] = db.urls[s.name];
   for (const s of SERVICES) {
@@ -50,9 +56,20 @@ const NOT_FOR_SERVICES = new Set([
   'POSTGRES_ADMIN_URL',
   'MONGO_URL',
   'MONGO_DB',
-  ...GENERATED_SECRETS.filter((k) => k !== 'INTERNAL_ASSERTION_SECRET' && k !== 'PLATFORM_ADMIN_TOKEN'),
+  // NATS: each service gets its own user below, nothing of the caller's
+  'NATS_TEST_PASSWORD',
+  'NATS_PASSWORD_FILE',
+  'NATS_CREDS_FILE',
+  // every generated secret reaches only the services named below (the admin token the gateway,
+  // the signing key the gateway, AUTH_SECRET auth), never through the caller's environment
+  ...GENERATED_SECRETS,
+  ...GATEWAY_ASSERTION_KEYS,
+  'INTERNAL_ASSERTION_SECRET',
   ...DATA_SERVICES.map((s) => s.databaseUrlVar),
 ]);
+
+/** The services that take requests from the gateway (the janitor takes none). */
+const ASSERTION_VERIFIERS = ['auth', 'data', 'storage', 'mail'];
 
 /**
  * A service's environment (native mode): the caller's (every contract variable it set), less
@@ -64,7 +81,9 @@ const NOT_FOR_SERVICES = new Set([
 export function serviceEnv(svc, ep, secrets, db) {
   const env = {};
   for (const [k, v] of Object.entries(process.env)) {
-    if (!k.startsWith('npm_') && !NOT_FOR_SERVICES.has(k)) env[k] = v;
+    // a secret's _FILE variant is the secret too
+    const held = NOT_FOR_SERVICES.has(k) || NOT_FOR_SERVICES.has(k.replace(/_FILE$/, ''));
+    if (!k.startsWith('npm_') && !held) env[k] = v;
   }
   delete env.DATABASE_URL;
   const url = (name) => `http://${HOST}:${ep.servicePorts[name]}`;
@@ -72,8 +91,9 @@ export function serviceEnv(svc, ep, secrets, db) {
     PORT: String(svc.port),
     NATS_URL: `nats://${HOST}:${ep.natsPort}`,
     REDIS_URL: `redis://${HOST}:${ep.redisPort}`,
-    INTERNAL_ASSERTION_SECRET: secrets.INTERNAL_ASSERTION_SECRET,
     LOG_LEVEL: process.env.LOG_LEVEL || 'info',
+    // its own NATS user, never another's (deploy/nats/permissions.conf)
+    ...natsCredentials(svc.name, secrets),
   });
   if (svc.ownsDatabase) env.DATABASE_URL = db.urls[svc.name];
   // the gateway's upstreams; data also reads AUTH_URL (the JWKS of end-user tokens)
@@ -96,6 +116,13 @@ export function serviceEnv(svc, ep, secrets, db) {
       PUBLIC_FILES_BASE_URL: process.env.PUBLIC_FILES_BASE_URL || `http://${HOST}:${GATEWAY_PORT}/files`,
     });
   }
+  // the gateway alone signs assertions; the services behind it verify them with the public half
+  if (svc.name === 'gateway') env.GATEWAY_ASSERTION_PRIVATE_KEY = secrets.GATEWAY_ASSERTION_PRIVATE_KEY;
+  if (ASSERTION_VERIFIERS.includes(svc.name))
+    env.GATEWAY_ASSERTION_PUBLIC_KEY = secrets.GATEWAY_ASSERTION_PUBLIC_KEY;
+  if (svc.name === 'auth') env.AUTH_SECRET = secrets.AUTH_SECRET;
+  // only the two ends of the sealed verification and reset codes hold their key
+  if (svc.name === 'auth' || svc.name === 'mail') env.MAIL_ENVELOPE_KEY = secrets.MAIL_ENVELOPE_KEY;
   if (svc.name === 'mail') {
     Object.assign(env, {
       SMTP_HOST: HOST,

@@ -1,11 +1,13 @@
 // Native infrastructure (no Docker): FerretDB (MongoDB mode), NATS, Redis, versitygw (S3) and
 // Mailpit; PostgreSQL has a module of its own (postgres.mjs).
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ensureBucket } from '../s3-ensure-bucket.mjs';
 import { DATA, LOGS, PIDS, ROOT, S3_BUCKET, S3_REGION, SERVICES, TOOLS_BIN } from './context.mjs';
-import { isOurs, pidFile, readPidRecord, startProcess, waitForPort } from './processes.mjs';
+import { NATS_CONFIG, NATS_PASSWORD_VARS, NATS_USERS } from './nats.mjs';
+import { isOurs, pidFile, readPidRecord, startProcess, stopProcess, waitForPort } from './processes.mjs';
 import { HOST, StackError, fail, findBinary, log, mkdirs, readText, tcpOpen } from './util.mjs';
 
 /** Infrastructure process names (pid files), in the order `down` stops them. */
@@ -14,7 +16,8 @@ export const INFRA_NAMES = ['ferretdb', 'postgres', 'nats', 'redis', 's3', 'mail
 export function nativeEndpoints() {
   return {
     mongoPort: 27017,
-    natsPort: 4222,
+    // the stack's own NATS with users (the machine's may answer on 4222 without any)
+    natsPort: 4223,
     redisPort: 6379,
     s3Port: 7070,
     smtpPort: 1025,
@@ -92,17 +95,61 @@ function ensureFerretDb(port) {
   });
 }
 
-function ensureNats(port) {
-  return ensureInfra('nats', {
+/**
+ * The stack's own NATS, never the machine's (which may run without authentication on 4222):
+ * deploy/nats/dev.conf, one user per service (passwords from .stack/secrets.env through the
+ * server's environment), JetStream in .stack/data/nats.
+ */
+async function ensureNats(secrets, port) {
+  // Started by an earlier up with another configuration (the permissions changed since): start
+  // it again. Not a reload (SIGHUP): nats-server 2.9 reloads without the -js of its command line
+  // and turns JetStream off.
+  const stamp = path.join(DATA, 'nats-config.sha256');
+  const digest = createHash('sha256')
+    .update(fs.readFileSync(NATS_CONFIG))
+    .update(fs.readFileSync(path.join(path.dirname(NATS_CONFIG), 'permissions.conf')))
+    .digest('hex');
+  if (isOurs(readPidRecord('nats')) && readText(stamp)?.trim() !== digest) {
+    log('nats      its configuration changed: restarting it');
+    await stopProcess('nats');
+  }
+  const result = await ensureInfra('nats', {
     port,
-    policy: 'if-free',
+    policy: 'always',
     build: () => {
       const bin = findBinary('nats-server');
       if (!bin) throw new StackError('nats-server not found; run: bash scripts/install-infra.sh');
       mkdirs(path.join(DATA, 'nats'));
+      const env = { ...process.env };
+      for (const k of NATS_PASSWORD_VARS) env[k] = secrets[k];
       return {
         bin,
-        args: ['-a', HOST, '-p', String(port), '-js', '-sd', path.join(DATA, 'nats'), '-n', 'baas-dev'],
+        args: ['-c', NATS_CONFIG, '-a', HOST, '-p', String(port), '-js', '-sd', path.join(DATA, 'nats')],
+        env,
+        match: 'nats-server',
+      };
+    },
+  });
+  fs.writeFileSync(stamp, `${digest}\n`);
+  return `${result}, users: ${NATS_USERS.join(', ')} (deploy/nats/dev.conf)`;
+}
+
+/**
+ * The integration tier's NATS: JetStream without users on 4222 (TEST_NATS_URL's default), since
+ * its suites publish every event type and janitor commands. The machine's own when one answers
+ * there; otherwise one this script starts (stopped by down).
+ */
+function ensureTestNats() {
+  return ensureInfra('nats-test', {
+    port: 4222,
+    policy: 'if-free',
+    build: () => {
+      const bin = findBinary('nats-server');
+      if (!bin) throw new StackError('nats-server not found; run: bash scripts/install-infra.sh');
+      mkdirs(path.join(DATA, 'nats-test'));
+      return {
+        bin,
+        args: ['-a', HOST, '-p', '4222', '-js', '-sd', path.join(DATA, 'nats-test')],
         env: { ...process.env },
         match: 'nats-server',
       };
@@ -221,7 +268,8 @@ export function report(name, what) {
 export async function upNativeInfra(secrets, store, ep) {
   mkdirs(DATA, LOGS, PIDS);
   if (store === 'mongodb') report('ferretdb', await ensureFerretDb(ep.mongoPort));
-  report('nats', await ensureNats(ep.natsPort));
+  report('nats', await ensureNats(secrets, ep.natsPort));
+  report('nats-test', await ensureTestNats());
   report('redis', await ensureRedis(ep.redisPort));
   report('s3', await ensureS3(secrets, ep.s3Port));
   report('mailpit', await ensureMailpit(ep));
