@@ -1,7 +1,14 @@
 import { connect } from '@nats-io/transport-node';
 import type { Msg, NatsConnection, Subscription } from '@nats-io/nats-core';
 import { client, type CallOptions, type CallResult } from '../support/e2e';
-import { stackEnv } from '../support/stack-env';
+import {
+  openCodes,
+  parseMailEnvelopeKey,
+  type CodeEventType,
+  type EventEnvelope,
+  type MailEnvelopeKey,
+} from '@baas/common';
+import { stackEnv, stackSecret, stackNatsAuth } from '../support/stack-env';
 
 /**
  * Helpers for the auth e2e files. The gateway allows 20 /api/userAuth calls per IP per window, so
@@ -48,30 +55,55 @@ export async function signupUser(
 export interface AuthEvent {
   id: string;
   type: string;
+  version: number;
   projectId: string;
+  /**
+   * `code` (the link token) and `otp` are not in the event: a verification or reset event carries
+   * them sealed for the mail service; the tap opens them with the stack's MAIL_ENVELOPE_KEY.
+   */
   data: { userId: string; email: string; code: string; otp?: string; expiresAt: string; changed?: string[] };
+}
+
+const CODE_EVENTS = new Set(['auth.verification_requested', 'auth.password_reset_requested']);
+
+/** The event as received; for a code event, with its codes opened (and checked absent in clear). */
+function opened(raw: string, keys: MailEnvelopeKey[]): AuthEvent {
+  const e = JSON.parse(raw) as AuthEvent;
+  if (!CODE_EVENTS.has(e.type)) return e;
+  const codes = openCodes(keys, e as unknown as EventEnvelope<CodeEventType>);
+  if (raw.includes(codes.token) || raw.includes(codes.otp))
+    throw new Error(`${e.type} ${e.id} carries its codes in clear`);
+  return { ...e, data: { ...e.data, code: codes.token, otp: codes.otp } };
 }
 
 /** Listens to the auth and user events on NATS, as the mail service would receive them. */
 export class EventTap {
   private readonly seen: AuthEvent[] = [];
+  /** Messages that were not events, or code events whose codes did not open or were in clear. */
+  readonly problems: string[] = [];
   private constructor(
     private readonly nc: NatsConnection,
     private readonly subs: Subscription[],
   ) {}
 
   static async open(): Promise<EventTap> {
-    const nc = (await connect({ servers: stackEnv().NATS_URL ?? 'nats://127.0.0.1:4222' })) as NatsConnection;
+    const nc = (await connect({
+      servers: stackEnv().NATS_URL ?? 'nats://127.0.0.1:4222',
+      ...stackNatsAuth(),
+    })) as NatsConnection;
     const tap = new EventTap(nc, []);
+    const keys = [parseMailEnvelopeKey(stackSecret('MAIL_ENVELOPE_KEY'))];
     for (const subject of ['baas.events.auth.*', 'baas.events.user.*']) {
       tap.subs.push(
         nc.subscribe(subject, {
           callback: (_err: Error | null, msg: Msg) => {
+            let e: AuthEvent | undefined;
             try {
-              tap.seen.push(msg.json<AuthEvent>());
-            } catch {
-              /* not an event */
+              e = opened(msg.string(), keys);
+            } catch (err) {
+              tap.problems.push(String(err));
             }
+            if (e) tap.seen.push(e);
           },
         }),
       );
@@ -90,6 +122,7 @@ export class EventTap {
   ): Promise<AuthEvent> {
     const end = Date.now() + timeoutMs;
     for (;;) {
+      if (this.problems.length > 0) throw new Error(this.problems.join('; '));
       const found = this.seen.filter(
         (e) => e.type === type && e.projectId === projectId && e.data.email === email,
       );

@@ -3,7 +3,7 @@ import { jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { connectNats, createLogger, EVENTS_STREAM, JetStreamBus, type EventEnvelope } from '@baas/common';
 import { client, createProject } from '../support/e2e';
-import { stackEnv } from '../support/stack-env';
+import { stackEnv, stackNatsAuth } from '../support/stack-env';
 import { until } from '../support/until';
 
 /** Issue 7: events are typed, versioned envelopes that carry the trace of their cause. */
@@ -12,7 +12,12 @@ let nc: NatsConnection;
 let bus: JetStreamBus;
 
 beforeAll(async () => {
-  nc = await connectNats(env.NATS_URL ?? 'nats://127.0.0.1:4222', 'events-e2e', createLogger('t', 'silent'));
+  nc = await connectNats(
+    env.NATS_URL ?? 'nats://127.0.0.1:4222',
+    'events-e2e',
+    createLogger('t', 'silent'),
+    stackNatsAuth(env),
+  );
   bus = await JetStreamBus.create(nc, createLogger('t', 'silent'));
 });
 afterAll(async () => nc?.drain());

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { connectNats, createLogger, JetStreamBus, type EventEnvelope, type EventType } from '@baas/common';
-import { stackEnv } from '../support/stack-env';
+import { stackEnv, stackNatsAuth } from '../support/stack-env';
 import { randomIp } from '../support/e2e';
 import { TcpProxy } from '../support/tcp-proxy';
 import { freePort, ServiceProcess } from '../support/service-process';
@@ -24,7 +24,7 @@ let bus: JetStreamBus;
 const cleanups: Array<() => Promise<unknown>> = [];
 
 beforeAll(async () => {
-  nc = await connectNats(env.NATS_URL ?? 'nats://127.0.0.1:4222', 'fault-test', logger);
+  nc = await connectNats(env.NATS_URL ?? 'nats://127.0.0.1:4222', 'fault-test', logger, stackNatsAuth(env));
   bus = await JetStreamBus.create(nc, logger);
 });
 

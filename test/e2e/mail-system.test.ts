@@ -1,7 +1,15 @@
-import { connectNats, createEvent, createLogger, JetStreamBus, trustedProjectId } from '@baas/common';
+import { randomBytes } from 'node:crypto';
+import {
+  connectNats,
+  createCodeEvent,
+  createLogger,
+  JetStreamBus,
+  parseMailEnvelopeKey,
+  trustedProjectId,
+} from '@baas/common';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { MAIL_API_URL, client, createProject } from '../support/e2e';
-import { stackEnv } from '../support/stack-env';
+import { stackEnv, stackSecret, stackNatsAuth } from '../support/stack-env';
 import { Mailpit, uniqueAddress } from '../../services/mail/test/support/mailpit';
 
 /** Issue 6: the platform's own mails (verification, password reset), sent from auth events. */
@@ -11,34 +19,58 @@ let bus: JetStreamBus;
 
 beforeAll(async () => {
   const logger = createLogger('e2e', 'silent');
-  nc = await connectNats(stackEnv().NATS_URL ?? 'nats://127.0.0.1:4222', 'e2e-mail', logger);
+  nc = await connectNats(stackEnv().NATS_URL ?? 'nats://127.0.0.1:4222', 'e2e-mail', logger, stackNatsAuth());
   bus = await JetStreamBus.create(nc, logger);
 });
 afterAll(async () => nc?.drain());
 
-const verificationEvent = (projectId: string, email: string, code: string) =>
-  createEvent('auth.verification_requested', trustedProjectId(projectId), {
-    userId: 'e2e-user',
-    email,
-    code,
-    expiresAt: new Date(Date.now() + 24 * 3600_000).toISOString(),
-  });
+/** Stands in for auth: the codes sealed with the stack's MAIL_ENVELOPE_KEY. */
+const verificationEvent = (projectId: string, email: string, otp: string) =>
+  createCodeEvent(
+    parseMailEnvelopeKey(stackSecret('MAIL_ENVELOPE_KEY')),
+    'auth.verification_requested',
+    trustedProjectId(projectId),
+    { userId: 'e2e-user', email, expiresAt: new Date(Date.now() + 24 * 3600_000).toISOString() },
+    { token: `e2e-token-${otp}`, otp },
+  );
 
 describe('system mails', () => {
   it('delivers a verification email with the code after an auth.verification_requested event, once per event', async () => {
     const p = await createProject();
     const to = uniqueAddress('e2e-verify');
-    const event = verificationEvent(p.id, to, '314159');
+    const event = verificationEvent(p.id, to, '31415926');
     await bus.publish(event);
     const m = await mailpit.waitFor(to, { timeoutMs: 15_000 });
     expect(m.Subject).toBe('Verify your email address');
-    expect(m.HTML).toContain('314159');
-    expect(m.Text).toContain('314159');
+    expect(m.HTML).toContain('31415926');
+    expect(m.Text).toContain('31415926');
     expect(m.From.Address).toBe('no-reply@baas.local');
     expect(m.To).toEqual([{ Name: '', Address: to }]);
     // The same event again (a redelivery, or a re-publish past the dedupe window) sends nothing more.
     nc.publish('baas.events.auth.verification_requested', JSON.stringify(event));
     expect(await mailpit.countAfter(to, 1000)).toBe(1);
+  });
+
+  it('sends nothing for an event whose codes are in clear or sealed with another key (anyone on NATS could forge those)', async () => {
+    const p = await createProject();
+    const to = uniqueAddress('e2e-forged');
+    const genuine = verificationEvent(p.id, to, '55554444');
+    await bus.publish({
+      ...genuine,
+      id: `${genuine.id}-v1`,
+      version: 1,
+      data: { userId: 'x', email: to, code: 'chosen', otp: '55554444', expiresAt: genuine.data.expiresAt },
+    } as unknown as typeof genuine);
+    await bus.publish(
+      createCodeEvent(
+        parseMailEnvelopeKey(randomBytes(32).toString('hex')),
+        'auth.verification_requested',
+        trustedProjectId(p.id),
+        { userId: 'x', email: to, expiresAt: genuine.data.expiresAt },
+        { token: 'chosen', otp: '55554444' },
+      ),
+    );
+    expect(await mailpit.countAfter(to, 2500)).toBe(0);
   });
 
   it("uses the project's override of verify-email", async () => {
@@ -50,10 +82,10 @@ describe('system mails', () => {
     });
     expect(put.status).toBe(201);
     const to = uniqueAddress('e2e-verify-override');
-    await bus.publish(verificationEvent(p.id, to, '271828'));
+    await bus.publish(verificationEvent(p.id, to, '27182818'));
     const m = await mailpit.waitFor(to, { timeoutMs: 15_000 });
     expect(m.Subject).toBe('Confirm your account');
-    expect(m.Text.trim()).toBe(`Code: 271828 for ${to}`);
+    expect(m.Text.trim()).toBe(`Code: 27182818 for ${to}`);
   });
 
   it('sends the verification mail on signup and the reset mail on request-password-reset, without using the monthly quota', async () => {
@@ -84,7 +116,7 @@ describe('system mails', () => {
     const p = await createProject();
     const to = uniqueAddress('e2e-flood');
     for (let i = 0; i < 11; i++)
-      await bus.publish(verificationEvent(p.id, to, `9000${i.toString().padStart(2, '0')}`));
+      await bus.publish(verificationEvent(p.id, to, `900000${i.toString().padStart(2, '0')}`));
     await mailpit.waitFor(to, { count: 10, timeoutMs: 20_000 });
     expect(await mailpit.countAfter(to, 1500)).toBe(10);
   });

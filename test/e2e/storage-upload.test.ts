@@ -1,5 +1,5 @@
 import http from 'node:http';
-import { BASE_URL, client, createProject, randomIp } from '../support/e2e';
+import { BASE_URL, client, createProject, loopbackFor, randomIp } from '../support/e2e';
 import { bytesOf, fetchPublic, uploadBytes } from './storage-helpers';
 
 const MAX = 10 * 1024 * 1024;
@@ -104,26 +104,48 @@ describe('storage: upload and public URLs', () => {
       `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="s.bin"\r\n\r\n`,
     );
     const chunk = Buffer.alloc(512 * 1024, 1);
-    let sent = 0;
-    const body = new ReadableStream<Uint8Array>({
-      pull(ctrl) {
-        if (sent === 0) ctrl.enqueue(head);
-        if (sent > 2 * MAX) return ctrl.close();
-        sent += chunk.length;
-        ctrl.enqueue(chunk);
-      },
+    // A raw request from this test's own loopback address (its own rate-limit bucket), chunked:
+    // no Content-Length, and more than the limit unless the gateway or storage stops it first.
+    const u = new URL(BASE_URL);
+    const ip = randomIp();
+    const r = await new Promise<{ status: number; json: () => Promise<unknown> }>((resolve, reject) => {
+      const req = http.request({
+        host: u.hostname,
+        port: u.port,
+        method: 'POST',
+        path: '/api/storage/upload',
+        localAddress: loopbackFor(ip),
+        headers: {
+          'x-api-key': p.secretKey,
+          'content-type': `multipart/form-data; boundary=${boundary}`,
+          'x-forwarded-for': ip,
+        },
+      });
+      req.on('response', (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            json: async () => JSON.parse(Buffer.concat(chunks).toString()) as unknown,
+          }),
+        );
+      });
+      // the server may answer and close before the whole body is written
+      req.on('error', (err: NodeJS.ErrnoException) =>
+        err.code === 'EPIPE' || err.code === 'ECONNRESET' ? undefined : reject(err),
+      );
+      req.write(head);
+      let sent = 0;
+      const more = () => {
+        while (sent <= 2 * MAX && !req.destroyed) {
+          sent += chunk.length;
+          if (!req.write(chunk)) return void req.once('drain', more);
+        }
+        if (!req.destroyed) req.end();
+      };
+      more();
     });
-    const init: RequestInit & { duplex: 'half' } = {
-      method: 'POST',
-      headers: {
-        'x-api-key': p.secretKey,
-        'content-type': `multipart/form-data; boundary=${boundary}`,
-        'x-forwarded-for': randomIp(),
-      },
-      body,
-      duplex: 'half',
-    };
-    const r = await fetch(`${BASE_URL}/api/storage/upload`, init);
     expect(r.status).toBe(413);
     expect(await r.json()).toMatchObject({ code: 'PAYLOAD_TOO_LARGE' });
     const exact = await uploadBytes(client(), p.secretKey, bytesOf(MAX), 'big.bin');
@@ -141,15 +163,17 @@ describe('storage: upload and public URLs', () => {
       Buffer.from(`\r\n--${boundary}--\r\n`),
     ]);
     const u = new URL(BASE_URL);
+    const ip = randomIp();
     const status = await new Promise<number>((resolve, reject) => {
       const req = http.request({
         host: u.hostname,
         port: u.port,
         method: 'POST',
         path: '/api/storage/upload',
+        localAddress: loopbackFor(ip),
         headers: {
           'x-api-key': p.secretKey,
-          'x-forwarded-for': randomIp(),
+          'x-forwarded-for': ip,
           'content-type': `multipart/form-data; boundary=${boundary}`,
           'content-length': payload.length,
           expect: '100-continue',

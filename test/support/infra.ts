@@ -12,7 +12,12 @@ export const infra = {
   postgresAdminUrl: process.env.POSTGRES_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
   /** Which store the integration tier runs the services' adapters on (CI runs both). */
   store: TEST_STORE,
-  natsUrl: process.env.NATS_URL ?? 'nats://127.0.0.1:4222',
+  /**
+   * A NATS without users (the machine's own on 4222): the integration tier publishes every event
+   * type and sends janitor commands, which the stack's authenticated NATS (NATS_URL in .stack/env,
+   * the e2e tier's) refuses to any single user. TEST_NATS_URL points elsewhere.
+   */
+  natsUrl: process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222',
   redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
   s3Endpoint: process.env.S3_ENDPOINT ?? 'http://127.0.0.1:7070',
   s3AccessKeyId: process.env.S3_ACCESS_KEY_ID ?? 'baas',
@@ -63,7 +68,7 @@ export async function requireInfra(...needs: Need[]): Promise<void> {
   if (missing.length > 0)
     throw new Error(
       `Integration tests need real infrastructure, not reachable: ${missing.join(', ')}. ` +
-        'Start it with `npm run up -- --infra-only` (or `npm run up`), or point MONGO_URL/POSTGRES_ADMIN_URL/NATS_URL/REDIS_URL/S3_ENDPOINT/SMTP_HOST at running servers.',
+        'Start it with `npm run up -- --infra-only` (or `npm run up`), or point MONGO_URL/POSTGRES_ADMIN_URL/TEST_NATS_URL (a NATS with JetStream and no users, e.g. `nats-server -js`)/REDIS_URL/S3_ENDPOINT/SMTP_HOST at running servers.',
     );
 }
 

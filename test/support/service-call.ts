@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { assertionKey, signAssertion, trustedProjectId, type ServiceName } from '@baas/common';
-import { stackEnv } from './stack-env';
+import { assertionPrivateKey, signAssertion, trustedProjectId, type ServiceName } from '@baas/common';
+import { stackSecret } from './stack-env';
 
 /** Project settings an assertion carries in tests that call a service directly. */
 export const TEST_SETTINGS = {
@@ -16,7 +16,8 @@ export interface ServiceResult {
 
 /**
  * A request straight to one service process (bypassing the gateway) with a valid gateway
- * assertion signed with the stack's INTERNAL_ASSERTION_SECRET: what fault tests use to drive a
+ * assertion signed with the stack's GATEWAY_ASSERTION_PRIVATE_KEY (from .stack/secrets.env: only
+ * the gateway gets it, and tests standing in for the gateway): what fault tests use to drive a
  * service process they started themselves.
  */
 export async function callService(
@@ -27,7 +28,8 @@ export async function callService(
   claims: { projectId?: string; admin?: boolean },
   body?: unknown,
 ): Promise<ServiceResult> {
-  const assertion = await signAssertion(assertionKey(stackEnv().INTERNAL_ASSERTION_SECRET ?? ''), audience, {
+  const key = assertionPrivateKey(stackSecret('GATEWAY_ASSERTION_PRIVATE_KEY'));
+  const assertion = await signAssertion(key, audience, {
     requestId: `test-${randomBytes(4).toString('hex')}`,
     admin: claims.admin ?? false,
     ...(claims.projectId

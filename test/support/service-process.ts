@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { stackDatabaseUrl, stackEnv } from './stack-env';
+import { stackDatabaseUrl, stackEnv, stackSecret, stackServiceNats } from './stack-env';
 
 const ROOT = join(__dirname, '..', '..');
 
@@ -33,9 +33,22 @@ export class ServiceProcess {
     this.child = spawn(process.execPath, [join(ROOT, 'services', this.service, 'dist', 'main.js')], {
       env: {
         PATH: process.env.PATH ?? '',
-        INTERNAL_ASSERTION_SECRET: stack.INTERNAL_ASSERTION_SECRET ?? '',
+        // what the stack gives each service: the gateway signs assertions, the others verify them
+        ...(this.service === 'gateway'
+          ? { GATEWAY_ASSERTION_PRIVATE_KEY: stackSecret('GATEWAY_ASSERTION_PRIVATE_KEY') }
+          : {}),
+        ...(['auth', 'data', 'storage', 'mail'].includes(this.service)
+          ? { GATEWAY_ASSERTION_PUBLIC_KEY: stackSecret('GATEWAY_ASSERTION_PUBLIC_KEY') }
+          : {}),
+        ...(this.service === 'auth' ? { AUTH_SECRET: stackSecret('AUTH_SECRET') } : {}),
         ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+        // auth and mail seal and open the codes of verification and reset events with it
+        ...(this.service === 'auth' || this.service === 'mail'
+          ? { MAIL_ENVELOPE_KEY: stackSecret('MAIL_ENVELOPE_KEY') }
+          : {}),
         NATS_URL: stack.NATS_URL ?? 'nats://127.0.0.1:4222',
+        // its own NATS user, as the stack gives it (a server without users ignores it)
+        ...stackServiceNats(this.service),
         REDIS_URL: stack.REDIS_URL ?? 'redis://127.0.0.1:6379',
         AUTH_URL: stack.AUTH_URL ?? 'http://127.0.0.1:8081',
         LOG_LEVEL: 'warn',

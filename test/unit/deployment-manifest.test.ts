@@ -1,6 +1,9 @@
+import { execFileSync } from 'node:child_process';
+import { createPublicKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
+import { assertionPrivateKey, assertionPublicKey } from '@baas/common';
 
 /**
  * deploy/services.json is the one source of the deployment's facts (names, ports, databases,
@@ -79,9 +82,23 @@ describe('docker-compose.yml follows deploy/services.json', () => {
       return;
     }
     expect(pg).toBe(`postgres://${s.role}:\${${s.passwordVar}:-}@postgres:5432/${s.database}`);
-    expect(mg).toBe(`mongodb://mongo:27017/${s.database}`);
+    // data keeps one database per project, so it has a MongoDB server of its own (mongo-data)
+    const host = s.name === 'data' ? 'mongo-data' : 'mongo';
+    expect(mg).toBe(`mongodb://${s.role}:\${${s.passwordVar}:-}@${host}:27017/${s.database}`);
     expect(Object.keys(compose.services[s.name].depends_on)).toContain('postgres-init');
-    expect(Object.keys(mongo.services[s.name].depends_on)).toContain('mongo');
+    expect(Object.keys(mongo.services[s.name].depends_on)).toContain('mongo-init');
+  });
+
+  it('MongoDB: mongo-init creates every data-owning service’s user, with its password, on authenticating servers', () => {
+    const init = mongo.services['mongo-init'];
+    for (const s of dataServices) expect(init.environment[s.passwordVar!]).toBe(`\${${s.passwordVar}:-}`);
+    expect(init.volumes).toContain('./deploy/mongodb:/init:ro');
+    const script = read('deploy/mongodb/init-service-users.js');
+    for (const s of dataServices) expect(script).toContain(s.name === 'data' ? `'${s.role}'` : `'${s.name}'`);
+    for (const server of ['mongo', 'mongo-data']) {
+      expect(mongo.services[server].environment.MONGO_INITDB_ROOT_USERNAME).toBe('root');
+      expect(mongo.services[server].command).toContain('--noscripting');
+    }
   });
 
   it('creates exactly the data-owning services’ roles and databases, with their passwords', () => {
@@ -183,5 +200,252 @@ describe('deploy/k8s/overlays/dev follows deploy/services.json', () => {
       'postgres:5432',
       `/${s.database}`,
     ]);
+  });
+});
+
+describe('MAIL_ENVELOPE_KEY reaches auth and mail only', () => {
+  const holders = ['auth', 'mail'];
+  const compose: Doc = parse(read('docker-compose.yml'), { merge: true, maxAliasCount: -1 });
+  const base: Doc[] = (
+    parse(read('deploy', 'k8s', 'base', 'kustomization.yaml')).resources as string[]
+  ).flatMap((f) => yamlDocs('deploy', 'k8s', 'base', f));
+
+  it.each(services)('docker-compose: $name', (s) => {
+    const value = compose.services[s.name].environment.MAIL_ENVELOPE_KEY;
+    if (holders.includes(s.name)) expect(value).toMatch(/^\$\{MAIL_ENVELOPE_KEY:\?/);
+    else expect(value).toBeUndefined();
+  });
+
+  it.each(services)('kustomize base: $name mounts the Secret baas-mail-envelope, or not at all', (s) => {
+    const pod = base.find((d) => d.kind === 'Deployment' && d.metadata.name === s.name)!.spec.template.spec;
+    const env = envOf(pod.containers[0]);
+    const volumes = (pod.volumes ?? []).filter((v: Doc) => v.secret?.secretName === 'baas-mail-envelope');
+    if (!holders.includes(s.name)) {
+      expect([env.MAIL_ENVELOPE_KEY, env.MAIL_ENVELOPE_KEY_FILE, volumes]).toEqual([
+        undefined,
+        undefined,
+        [],
+      ]);
+      return;
+    }
+    expect(volumes).toHaveLength(1);
+    const mount = pod.containers[0].volumeMounts.find((m: Doc) => m.name === volumes[0].name);
+    expect(mount.readOnly).toBe(true);
+    expect(env.MAIL_ENVELOPE_KEY_FILE).toBe(`${mount.mountPath}/MAIL_ENVELOPE_KEY`);
+    expect(env.MAIL_ENVELOPE_KEY).toBeUndefined();
+  });
+
+  it('is not in the Secret every service reads', () => {
+    const shared = yamlDocs('deploy', 'k8s', 'base', 'secret.example.yaml').find(
+      (d) => d.metadata.name === 'baas-secrets',
+    );
+    expect(Object.keys(shared.stringData)).not.toContain('MAIL_ENVELOPE_KEY');
+  });
+});
+
+describe('NATS: one user per service, each permitted only what it does (issue 12 item 12)', () => {
+  const generated = execFileSync(process.execPath, [join(ROOT, 'scripts', 'stack', 'nats-permissions.mjs')], {
+    encoding: 'utf8',
+  });
+  const compose: Doc = parse(read('docker-compose.yml'), { merge: true, maxAliasCount: -1 });
+  const base: Doc[] = (
+    parse(read('deploy', 'k8s', 'base', 'kustomization.yaml')).resources as string[]
+  ).flatMap((f) => yamlDocs('deploy', 'k8s', 'base', f));
+  const passwordVar = (user: string) => `${user.toUpperCase()}_NATS_PASSWORD`;
+  const userLine = (user: string) =>
+    `{ user: ${user}, password: $${passwordVar(user)}, permissions: $${user.toUpperCase()}_PERMISSIONS }`;
+
+  it('deploy/nats/permissions.conf and its k8s copy are the generator’s output', () => {
+    expect(read('deploy', 'nats', 'permissions.conf')).toBe(generated);
+    expect(read('deploy', 'k8s', 'base', 'nats', 'permissions.conf')).toBe(generated);
+    expect(read('deploy', 'k8s', 'base', 'nats', 'nats.conf')).toBe(read('deploy', 'nats', 'nats.conf'));
+  });
+
+  it('every durable consumer in the services’ code is one the permissions name', () => {
+    const sources = [
+      'auth/src/main.ts',
+      'data/src/consumers/project-deleted.ts',
+      'storage/src/consumers.ts',
+      'mail/src/consumers.ts',
+    ];
+    const durables = sources.flatMap((f) =>
+      [...read('services', f).matchAll(/(?:durable: |_DURABLE = |const durable = )'([a-z-]+)'/g)].map(
+        (m) => m[1]!,
+      ),
+    );
+    expect(durables.length).toBeGreaterThanOrEqual(6);
+    for (const d of durables) {
+      const service = d.split('-')[0]!;
+      // the service's own block allows pulling from it
+      const block = generated.slice(generated.indexOf(`${service.toUpperCase()}_PERMISSIONS = {`));
+      expect(block.slice(0, block.indexOf('\n}\n'))).toContain(
+        `"$JS.API.CONSUMER.MSG.NEXT.BAAS_EVENTS.${d}"`,
+      );
+    }
+  });
+
+  it.each(['nats.conf', 'dev.conf'])('deploy/nats/%s: one user per service, no anonymous access', (file) => {
+    const conf = read('deploy', 'nats', file);
+    for (const s of services) expect(conf).toContain(userLine(s.name));
+    expect(conf).toContain('include ./permissions.conf');
+    expect(conf).not.toMatch(/^\s*no_auth_user/m);
+    // the e2e tier's user exists in the development configuration only
+    if (file === 'dev.conf') expect(conf).toContain(userLine('test'));
+    else expect(conf).not.toMatch(/user: test/);
+  });
+
+  it('only the janitor may publish janitor commands', () => {
+    const publishers = [...generated.matchAll(/^([A-Z]+)_PERMISSIONS = \{[\s\S]*?\n\}/gm)]
+      .filter((m) => /allow = \[[^\]]*"baas\.janitor\./.test(m[0].split('subscribe')[0]!))
+      .map((m) => m[1]);
+    expect(publishers).toEqual(['JANITOR']);
+  });
+
+  it('docker-compose: the nats service runs dev.conf with every password; each service has its own user only', () => {
+    const nats = compose.services.nats;
+    expect(nats.command.join(' ')).toContain('-c /etc/nats/dev.conf');
+    expect(nats.volumes).toContain('./deploy/nats:/etc/nats:ro');
+    for (const user of [...names, 'test'])
+      expect(nats.environment[passwordVar(user)]).toMatch(new RegExp(`^\\$\\{${passwordVar(user)}:\\?`));
+    for (const s of services) {
+      const env = compose.services[s.name].environment;
+      expect(env.NATS_USER).toBe(s.name);
+      expect(env.NATS_PASSWORD).toMatch(new RegExp(`^\\$\\{${passwordVar(s.name)}:\\?`));
+      const others = names.filter((n) => n !== s.name).map(passwordVar);
+      expect(JSON.stringify(env)).not.toMatch(new RegExp(others.join('|')));
+    }
+  });
+
+  it.each(services)('kustomize base: $name reads NATS_PASSWORD from its own Secret', (s) => {
+    const env = envOf(
+      base.find((d) => d.kind === 'Deployment' && d.metadata.name === s.name)!.spec.template.spec
+        .containers[0],
+    );
+    expect(env.NATS_USER).toBe(s.name);
+    expect(env.NATS_PASSWORD).toEqual({
+      secretKeyRef: { name: `baas-${s.name}-nats`, key: 'NATS_PASSWORD' },
+    });
+    const example = yamlDocs('deploy', 'k8s', 'base', 'secret.example.yaml').find(
+      (d) => d.metadata.name === `baas-${s.name}-nats`,
+    );
+    expect(Object.keys(example.stringData)).toEqual(['NATS_PASSWORD']);
+  });
+
+  it('kustomize: base generates the NATS config; the dev overlay runs it with each service’s password', () => {
+    const kustomization: Doc = parse(read('deploy', 'k8s', 'base', 'kustomization.yaml'));
+    const gen = (kustomization.secretGenerator as Doc[]).find((g) => g.name === 'baas-nats-config');
+    expect(gen.files).toEqual(['nats/nats.conf', 'nats/permissions.conf']);
+    const dev: Doc = parse(read('deploy', 'k8s', 'overlays', 'dev', 'kustomization.yaml'));
+    expect(dev.resources).toContain('nats.yaml');
+    const deployment = yamlDocs('deploy', 'k8s', 'overlays', 'dev', 'nats.yaml').find(
+      (d) => d.kind === 'Deployment',
+    );
+    const container = deployment.spec.template.spec.containers[0];
+    expect(container.args.join(' ')).toContain('-c /etc/nats/nats.conf');
+    const env = envOf(container);
+    for (const s of services) {
+      expect(env[passwordVar(s.name)]).toEqual({
+        secretKeyRef: { name: `baas-${s.name}-nats`, key: 'NATS_PASSWORD' },
+      });
+      const literals = (dev.secretGenerator as Doc[]).find((g) => g.name === `baas-${s.name}-nats`).literals;
+      // letters and digits, starting with a letter: nats-server reads it as a configuration value
+      expect(literals).toEqual([expect.stringMatching(/^NATS_PASSWORD=[a-z][a-z0-9]+$/)]);
+    }
+    expect(deployment.spec.template.spec.volumes[0].secret.secretName).toBe('baas-nats-config');
+  });
+});
+
+/**
+ * Issue 12 item 2: each secret reaches only the services that need it. The gateway alone holds
+ * what signs assertions (and the admin token), auth alone AUTH_SECRET, storage alone the S3
+ * credentials; the services behind the gateway get its public key. On Kubernetes each is a
+ * Secret of its own, mounted as files (NAME_FILE) into those Deployments only.
+ */
+describe('each secret reaches only the services that need it', () => {
+  const verifiers = ['auth', 'data', 'storage', 'mail'];
+  const table = [
+    { variable: 'GATEWAY_ASSERTION_PRIVATE_KEY', secret: 'baas-gateway-keys', holders: ['gateway'] },
+    { variable: 'PLATFORM_ADMIN_TOKEN', secret: 'baas-gateway-keys', holders: ['gateway'] },
+    { variable: 'AUTH_SECRET', secret: 'baas-auth-secret', holders: ['auth'] },
+    { variable: 'S3_SECRET_ACCESS_KEY', secret: 'baas-storage-s3', holders: ['storage'] },
+    { variable: 'S3_ACCESS_KEY_ID', secret: 'baas-storage-s3', holders: ['storage'] },
+    { variable: 'GATEWAY_ASSERTION_PUBLIC_KEY', secret: 'baas-assertion-public-key', holders: verifiers },
+  ];
+  const cases = table.flatMap((t) =>
+    services.map((s) => ({ ...t, service: s.name, holds: t.holders.includes(s.name) })),
+  );
+  const compose: Doc = parse(read('docker-compose.yml'), { merge: true, maxAliasCount: -1 });
+  const base: Doc[] = (
+    parse(read('deploy', 'k8s', 'base', 'kustomization.yaml')).resources as string[]
+  ).flatMap((f) => yamlDocs('deploy', 'k8s', 'base', f));
+  const examples = yamlDocs('deploy', 'k8s', 'base', 'secret.example.yaml');
+  const overlay: Doc = parse(read('deploy', 'k8s', 'overlays', 'dev', 'kustomization.yaml'));
+  const generated = (name: string): string[] =>
+    ((overlay.secretGenerator as Doc[]).find((g) => g.name === name)?.literals ?? []) as string[];
+
+  it.each(cases)('docker-compose: $variable for $service: $holds', ({ variable, service, holds }) => {
+    const value = compose.services[service].environment[variable];
+    if (holds) expect(value).toMatch(new RegExp(`^\\$\\{${variable}:[?-]`));
+    else expect(value).toBeUndefined();
+  });
+
+  it.each(cases)('kustomize base: $variable for $service: $holds', ({ variable, secret, service, holds }) => {
+    const pod = base.find((d) => d.kind === 'Deployment' && d.metadata.name === service)!.spec.template.spec;
+    const containers: Doc[] = [...pod.containers, ...(pod.initContainers ?? [])];
+    const volumes = (pod.volumes ?? []).filter((v: Doc) => v.secret?.secretName === secret);
+    for (const c of containers) {
+      expect(envOf(c)[variable]).toBeUndefined();
+      const refs = (c.envFrom ?? []).map((e: Doc) => e.secretRef?.name);
+      expect(refs).not.toContain(secret);
+    }
+    const env = envOf(pod.containers[0]);
+    if (!holds) {
+      expect([env[`${variable}_FILE`], volumes]).toEqual([undefined, []]);
+      return;
+    }
+    expect(volumes).toHaveLength(1);
+    const mount = pod.containers[0].volumeMounts.find((m: Doc) => m.name === volumes[0].name);
+    expect(mount.readOnly).toBe(true);
+    expect(env[`${variable}_FILE`]).toBe(`${mount.mountPath}/${variable}`);
+  });
+
+  it.each(table)(
+    '$variable: its own Secret ($secret) in the example and the dev overlay, not the shared one',
+    ({ variable, secret }) => {
+      const example = examples.find((d) => d.metadata.name === secret);
+      expect(Object.keys(example.stringData)).toContain(variable);
+      expect(generated(secret).some((l) => l.startsWith(`${variable}=`))).toBe(true);
+      const shared = examples.find((d) => d.metadata.name === 'baas-secrets');
+      expect(Object.keys(shared.stringData ?? {})).not.toContain(variable);
+      expect(generated('baas-secrets').some((l) => l.startsWith(`${variable}=`))).toBe(false);
+    },
+  );
+
+  it('the dev overlay’s assertion keys are one Ed25519 pair', () => {
+    const literal = (secret: string, variable: string) =>
+      generated(secret)
+        .find((l) => l.startsWith(`${variable}=`))!
+        .slice(variable.length + 1);
+    const privateKey = assertionPrivateKey(literal('baas-gateway-keys', 'GATEWAY_ASSERTION_PRIVATE_KEY'));
+    const publicKey = assertionPublicKey(
+      literal('baas-assertion-public-key', 'GATEWAY_ASSERTION_PUBLIC_KEY'),
+    );
+    expect(createPublicKey(privateKey).equals(publicKey)).toBe(true);
+  });
+
+  it('the shared symmetric INTERNAL_ASSERTION_SECRET is gone from every deployment file', () => {
+    const files = [
+      ['docker-compose.yml'],
+      ['docker-compose.mongodb.yml'],
+      ['deploy', 'k8s', 'overlays', 'dev', 'kustomization.yaml'],
+      ...(parse(read('deploy', 'k8s', 'base', 'kustomization.yaml')).resources as string[]).map((f) => [
+        'deploy',
+        'k8s',
+        'base',
+        f,
+      ]),
+      ['deploy', 'k8s', 'base', 'secret.example.yaml'],
+    ];
+    for (const f of files) expect(read(...f)).not.toContain('INTERNAL_ASSERTION_SECRET');
   });
 });
