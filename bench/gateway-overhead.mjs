@@ -7,7 +7,7 @@
 //
 //   node bench/gateway-overhead.mjs [--requests 3000] [--concurrency 16] [--rounds 3]
 import http from 'node:http';
-import { randomBytes } from 'node:crypto';
+import { createPrivateKey, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { SignJWT } from 'jose';
 
@@ -23,12 +23,16 @@ const REQUESTS = Number(args.requests ?? 3000);
 const CONCURRENCY = Number(args.concurrency ?? 16);
 const ROUNDS = Number(args.rounds ?? 3);
 
-const env = Object.fromEntries(
-  readFileSync(new URL('../.stack/env', import.meta.url), 'utf8')
-    .split('\n')
-    .filter((l) => l.includes('='))
-    .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
-);
+const envFile = (name) =>
+  Object.fromEntries(
+    readFileSync(new URL(`../.stack/${name}`, import.meta.url), 'utf8')
+      .split('\n')
+      .filter((l) => l.includes('=') && !l.startsWith('#'))
+      .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
+  );
+const env = envFile('env');
+// the bench stands in for the gateway: only it (and this) holds the signing key
+const secrets = envFile('secrets.env');
 const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
 
 function request(url, headers) {
@@ -75,7 +79,7 @@ const admin = await fetch(`${env.BASE_URL}/api/admin/projects`, {
 });
 if (admin.status !== 201) throw new Error(`cannot create a project: ${admin.status} ${await admin.text()}`);
 const project = await admin.json();
-const key = new TextEncoder().encode(env.INTERNAL_ASSERTION_SECRET);
+const key = createPrivateKey(secrets.GATEWAY_ASSERTION_PRIVATE_KEY.replace(/\\n/g, '\n'));
 const settings = project.settings;
 const path = '/api/data/bench-unregistered';
 
@@ -91,7 +95,7 @@ const direct = async () => {
       limits: settings.limits,
     },
   })
-    .setProtectedHeader({ alg: 'HS256', typ: 'baas-assertion+jwt' })
+    .setProtectedHeader({ alg: 'EdDSA', typ: 'baas-assertion+jwt' })
     .setIssuer('baas-gateway')
     .setAudience('data')
     .setIssuedAt()

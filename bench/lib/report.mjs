@@ -174,7 +174,10 @@ export function renderMarkdown(report) {
 /** Writes both files, formatted by the repository's prettier settings (format:check stays green). */
 export async function writeReport(dir, report) {
   fs.mkdirSync(dir, { recursive: true });
-  const base = `${dir}/${report.meta.date}-${report.meta.machine}`;
+  // a second run on the same day gets -2, -3, ...: a report is never overwritten
+  const first = `${dir}/${report.meta.date}-${report.meta.machine}`;
+  let base = first;
+  for (let n = 2; fs.existsSync(`${base}.md`) || fs.existsSync(`${base}.json`); n++) base = `${first}-${n}`;
   const options = (await prettier.resolveConfig(`${base}.md`)) ?? {};
   const json = JSON.stringify({ ...report, verdicts: verdicts(report.results) });
   fs.writeFileSync(`${base}.json`, await prettier.format(json, { ...options, parser: 'json' }));

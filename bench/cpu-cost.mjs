@@ -1,0 +1,175 @@
+#!/usr/bin/env node
+// CPU cost per request, by process: the gateway, the data service and the PostgreSQL backends
+// serving the data service, read from /proc before and after a batch of requests. CPU time per
+// request does not depend much on what else the machine runs (unlike req/s on a shared 2-core
+// machine), so it is the figure to watch while working on the request path; `npm run bench`
+// remains the side-by-side judge.
+//
+//   node bench/cpu-cost.mjs [--base http://127.0.0.1:8080] [--requests 4000] [--concurrency 16]
+//                           [--ops get,list,create] [--docs 1000]
+//
+// The gateway's per-IP limit must allow the run (bench/run.mjs raises it; or run the gateway with
+// RATE_LIMIT_GLOBAL_POINTS raised). Processes are found by the ports they listen on.
+import http from 'node:http';
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { readStackEnv } from './lib/ours.mjs';
+
+const args = Object.fromEntries(
+  process.argv
+    .slice(2)
+    .join(' ')
+    .split('--')
+    .filter(Boolean)
+    .map((a) => a.trim().split(/\s+/)),
+);
+const env = readStackEnv();
+const BASE = args.base ?? env.BASE_URL ?? 'http://127.0.0.1:8080';
+/** Where the measured requests go (default: the gateway the project was set up through). */
+const VIA = args.via ?? BASE;
+const DATA = args.data ?? 'http://127.0.0.1:8082';
+const REQUESTS = Number(args.requests ?? 4000);
+const CONCURRENCY = Number(args.concurrency ?? 16);
+const OPS = (args.ops ?? 'get,list,create').split(',');
+const DOCS = Number(args.docs ?? 1000);
+const TICKS = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
+
+function pidOnPort(port) {
+  const out = execFileSync('ss', ['-ltnpH', `sport = :${port}`], { encoding: 'utf8' });
+  const m = /pid=(\d+)/.exec(out);
+  if (!m) throw new Error(`nothing listens on port ${port}`);
+  return Number(m[1]);
+}
+
+function cpuSeconds(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / TICKS;
+  } catch {
+    return 0; // a backend that exited
+  }
+}
+
+function postgresBackends(dataPid) {
+  // the backends whose client is the data service: their peer ports belong to its sockets
+  const out = execFileSync('ss', ['-tnpH', 'state', 'established', 'dport = :5432'], { encoding: 'utf8' });
+  const ports = out
+    .split('\n')
+    .filter((l) => l.includes(`pid=${dataPid},`))
+    .map((l) => l.trim().split(/\s+/)[2].split(':').pop());
+  const server = execFileSync('ss', ['-tnpH', 'state', 'established', 'sport = :5432'], {
+    encoding: 'utf8',
+  });
+  return server
+    .split('\n')
+    .filter((l) => ports.some((p) => l.includes(`:${p} `) || l.trim().split(/\s+/)[3]?.endsWith(`:${p}`)))
+    .map((l) => Number(/pid=(\d+)/.exec(l)?.[1]))
+    .filter(Boolean);
+}
+
+const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+function request(method, path, headers, body, base = BASE) {
+  return new Promise((resolve, reject) => {
+    const req = http.request(`${base}${path}`, { method, agent, headers }, (res) => {
+      const chunks = [];
+      res.on('data', (c) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode, body: Buffer.concat(chunks).toString() }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+async function json(method, path, headers, body, expect) {
+  const r = await request(
+    method,
+    path,
+    { 'content-type': 'application/json', ...headers },
+    body === undefined ? undefined : JSON.stringify(body),
+  );
+  if (!expect.includes(r.status)) throw new Error(`${method} ${path}: ${r.status} ${r.body}`);
+  return r.body ? JSON.parse(r.body) : undefined;
+}
+
+const admin = { authorization: `Bearer ${env.PLATFORM_ADMIN_TOKEN}` };
+const project = await json('POST', '/api/admin/projects', admin, { name: 'cpu-cost' }, [201]);
+await json(
+  'PUT',
+  `/api/admin/projects/${project.id}/collections/items`,
+  admin,
+  {
+    schema: {
+      fields: [
+        { key: 'title', type: 'String' },
+        { key: 'n', type: 'Number' },
+        { key: 'tag', type: 'String' },
+      ],
+    },
+  },
+  [200, 201],
+);
+const key = { 'x-api-key': project.secretKey };
+const ids = [];
+for (let i = 0; i < DOCS; i += 50) {
+  const batch = await Promise.all(
+    Array.from({ length: Math.min(50, DOCS - i) }, (_, k) =>
+      json(
+        'POST',
+        '/api/data/items',
+        key,
+        { title: `t${i + k}`, n: i + k, tag: `tag${(i + k) % 100}` },
+        [201],
+      ),
+    ),
+  );
+  for (const d of batch) ids.push(d.data?._id ?? d._id);
+}
+
+const gatewayPid = pidOnPort(new URL(VIA).port || 80);
+const dataPid = pidOnPort(new URL(DATA).port);
+const ops = {
+  get: (i) => ['GET', `/api/data/items/${ids[i % ids.length]}`],
+  list: () => ['GET', '/api/data/items?sort=-createdAt&limit=20'],
+  create: (i) => ['POST', '/api/data/items', JSON.stringify({ title: `c${i}`, n: i, tag: `tag${i % 100}` })],
+};
+
+console.log(
+  `${VIA} (gateway pid ${gatewayPid}, data pid ${dataPid}); ${REQUESTS} requests per op, ` +
+    `${CONCURRENCY} in flight; CPU microseconds per request`,
+);
+console.log('op      gateway    data  postgres   total   wall req/s   statuses');
+for (const op of OPS) {
+  const backends = postgresBackends(dataPid);
+  const pids = { gateway: [gatewayPid], data: [dataPid], postgres: backends };
+  const before = Object.fromEntries(
+    Object.entries(pids).map(([k, ps]) => [k, ps.reduce((s, p) => s + cpuSeconds(p), 0)]),
+  );
+  const statuses = {};
+  let next = 0;
+  const started = process.hrtime.bigint();
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < REQUESTS) {
+        const [method, path, body] = ops[op](next++);
+        const r = await request(method, path, { ...key, 'content-type': 'application/json' }, body, VIA);
+        statuses[r.status] = (statuses[r.status] ?? 0) + 1;
+      }
+    }),
+  );
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  const per = Object.fromEntries(
+    Object.entries(pids).map(([k, ps]) => [
+      k,
+      ((ps.reduce((s, p) => s + cpuSeconds(p), 0) - before[k]) * 1e6) / REQUESTS,
+    ]),
+  );
+  const total = per.gateway + per.data + per.postgres;
+  console.log(
+    `${op.padEnd(7)} ${per.gateway.toFixed(0).padStart(7)} ${per.data.toFixed(0).padStart(7)} ` +
+      `${per.postgres.toFixed(0).padStart(9)} ${total.toFixed(0).padStart(7)} ` +
+      `${(REQUESTS / seconds).toFixed(0).padStart(10)}   ${JSON.stringify(statuses)}`,
+  );
+}
+await json('DELETE', `/api/admin/projects/${project.id}`, admin, undefined, [200]);
+agent.destroy();
