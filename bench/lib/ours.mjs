@@ -86,7 +86,8 @@ export async function createOurProject(env, label) {
         fields: [
           { key: 'title', type: 'String' },
           { key: 'n', type: 'Number' },
-          { key: 'tag', type: 'String' },
+          // declared as on PocketBase and Parse (an index on tag)
+          { key: 'tag', type: 'String', index: true },
         ],
       },
     },

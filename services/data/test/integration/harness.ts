@@ -76,7 +76,9 @@ async function postgresStore(prefix: string): Promise<{ store: ServiceStore; pro
                     + (SELECT count(*) FROM collections WHERE project_id = $1)
                     + (SELECT count(*) FROM document_unique_values WHERE project_id = $1)
                     + (SELECT count(*) FROM project_document_counts WHERE project_id = $1)
-                    + (SELECT count(*) FROM collection_counts WHERE project_id = $1) AS n`,
+                    + (SELECT count(*) FROM collection_counts WHERE project_id = $1)
+                    + (SELECT count(*) FROM collection_indexes WHERE project_id = $1)
+                    + (SELECT count(*) FROM document_index_values WHERE project_id = $1) AS n`,
               [p],
             )
           ).n,

@@ -19,7 +19,7 @@ import type {
   PurgeResult,
   StoredDoc,
 } from '../../ports';
-import { uniquePaths, type CollectionDef } from '../../domain/collections/collection';
+import { indexedPaths, uniquePaths, type CollectionDef } from '../../domain/collections/collection';
 import type { DocumentId } from '../../domain/documents/document-id';
 import type { Condition, DocumentQuery } from '../../domain/documents/query';
 import type { Stage } from '../../domain/aggregation/validate-pipeline';
@@ -30,6 +30,7 @@ import { securePipeline } from './secure-pipeline';
 import { fromDb, keysetFilter, liveFilter, toDb, toSort } from './translate';
 import type { KeyedMutex } from '@baas/common';
 
+const INDEX_PREFIX = 'index_';
 const UNIQUE_PREFIX = 'uniq_';
 const MAX_TIME_EXPIRED = 50;
 const NOT_IMPLEMENTED = 238;
@@ -307,8 +308,15 @@ class MongoProjectDocuments implements ProjectDocuments {
         { name: `owner_${owner}` },
       );
     }
-    const wanted = new Map(uniquePaths(def.schema).map((p) => [`${UNIQUE_PREFIX}${p}`, p]));
     const existing = (await coll.listIndexes().toArray()) as Array<{ name: string }>;
+    // Declared indexes: an equality filter, the trash flag and the default order in one index.
+    const declared = new Map(indexedPaths(def.schema).map((p) => [`${INDEX_PREFIX}${p}`, p]));
+    for (const ix of existing)
+      if (ix.name.startsWith(INDEX_PREFIX) && !declared.has(ix.name)) await coll.dropIndex(ix.name);
+    for (const [name, path] of declared)
+      if (!existing.some((ix) => ix.name === name))
+        await coll.createIndex({ [path]: 1, isDeleted: 1, createdAt: -1, _id: -1 }, { name });
+    const wanted = new Map(uniquePaths(def.schema).map((p) => [`${UNIQUE_PREFIX}${p}`, p]));
     for (const ix of existing)
       if (ix.name.startsWith(UNIQUE_PREFIX) && !wanted.has(ix.name)) await coll.dropIndex(ix.name);
     for (const [name, path] of wanted) {

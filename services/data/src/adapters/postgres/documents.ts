@@ -16,7 +16,7 @@ import type {
   PurgeResult,
   StoredDoc,
 } from '../../ports';
-import { uniquePaths, type CollectionDef } from '../../domain/collections/collection';
+import { indexedPaths, uniquePaths, type CollectionDef } from '../../domain/collections/collection';
 import type { DocumentId } from '../../domain/documents/document-id';
 import { and, type Condition, type DocumentQuery } from '../../domain/documents/query';
 import { applySet, getPath } from '../../domain/documents/schema-validation';
@@ -24,6 +24,13 @@ import type { Stage } from '../../domain/aggregation/validate-pipeline';
 import { capped, runPipeline } from '../pipeline-engine';
 import type { PgCollectionCatalogue } from './catalogue';
 import { reviveDates, touchesDates } from './dates';
+import {
+  dropIndexes,
+  indexedEquality,
+  indexedListSql,
+  indexedTotalSql,
+  setIndexedPaths,
+} from './declared-indexes';
 import { InsertBatcher } from './insert-batcher';
 import { pushableMatch } from './match-pushdown';
 import { planPipeline } from './pipeline-plan';
@@ -219,6 +226,8 @@ class PgDocumentCollection implements DocumentCollection {
 
   async findWithTotal(q: DocumentQuery): Promise<{ items: StoredDoc[]; total: number }> {
     const params = this.params();
+    const ix = indexedEquality(q.where);
+    if (ix) return this.pageWithTotal(indexedListSql(q, ix, params, COLUMNS, PAGE_COLUMNS), params);
     const scoped = this.scoped(q.where, params);
     const counted = counterFor(q.where);
     // one statement: the total (from the counters when the filter is only the trash flag, else a
@@ -233,6 +242,10 @@ class PgDocumentCollection implements DocumentCollection {
     if (q.skip) page += ` OFFSET ${params.add(q.skip)}`;
     // columns named, not d.*: a prepared statement over * fails once a migration adds a column
     const sql = `SELECT t.total, ${PAGE_COLUMNS} FROM (SELECT ${total} AS total) t LEFT JOIN LATERAL (${page}) d ON true`;
+    return this.pageWithTotal(sql, params);
+  }
+
+  private async pageWithTotal(sql: string, params: Params): Promise<{ items: StoredDoc[]; total: number }> {
     try {
       const [def, { rows }] = await Promise.all([
         this.def(),
@@ -248,6 +261,17 @@ class PgDocumentCollection implements DocumentCollection {
   }
 
   async count(where: Condition): Promise<number> {
+    const ix = indexedEquality(where);
+    if (ix) {
+      const params = this.params();
+      const sql = indexedTotalSql(where, ix, params);
+      const { rows } = await this.ctx.pool
+        .query<{ n: string }>(prepared(sql, params.values))
+        .catch((e: unknown) => {
+          throw queryError(e);
+        });
+      return Number(rows[0]?.n ?? 0);
+    }
     const counted = counterFor(where);
     if (counted) {
       const { rows } = await this.ctx.pool.query<{ n: string }>(
@@ -429,6 +453,7 @@ class PgProjectDocuments implements ProjectDocuments {
   async prepare(def: CollectionDef): Promise<void> {
     const paths = uniquePaths(def.schema);
     await withTransaction(this.ctx.pool, async (tx) => {
+      await setIndexedPaths(tx, this.projectId, def.name, indexedPaths(def.schema));
       await tx.query('DELETE FROM document_unique_values WHERE project_id = $1 AND collection = $2', [
         this.projectId,
         def.name,
@@ -453,6 +478,7 @@ class PgProjectDocuments implements ProjectDocuments {
 
   async dropCollection(name: string): Promise<void> {
     await withTransaction(this.ctx.pool, async (tx) => {
+      await dropIndexes(tx, this.projectId, name);
       const r = await tx.query('DELETE FROM documents WHERE project_id = $1 AND collection = $2', [
         this.projectId,
         name,
@@ -475,6 +501,7 @@ class PgProjectDocuments implements ProjectDocuments {
 
   async dropAll(): Promise<void> {
     await withTransaction(this.ctx.pool, async (tx) => {
+      await dropIndexes(tx, this.projectId);
       await tx.query('DELETE FROM documents WHERE project_id = $1', [this.projectId]);
       await tx.query('DELETE FROM document_unique_values WHERE project_id = $1', [this.projectId]);
       await tx.query('DELETE FROM project_document_counts WHERE project_id = $1', [this.projectId]);

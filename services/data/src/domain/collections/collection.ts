@@ -13,6 +13,8 @@ export interface FieldDef extends ItemDef {
   key: string;
   required?: boolean;
   unique?: boolean;
+  /** Declared for equality filters: their totals and newest pages cost what a page holds. */
+  index?: boolean;
 }
 export interface CollectionSchema {
   fields: FieldDef[];
@@ -76,6 +78,7 @@ const fieldSchema: z.ZodType<FieldDef> = z.lazy(() =>
     type: typeSchema,
     required: z.boolean().optional(),
     unique: z.boolean().optional(),
+    index: z.boolean().optional(),
     fields: z.array(fieldSchema).max(200).optional(),
     items: itemSchema.optional(),
   }),
@@ -109,6 +112,9 @@ export const registerBodySchema = z.object({
 });
 export type RegisterBody = z.infer<typeof registerBodySchema>;
 
+/** Fields with `index: true` a collection may declare. */
+export const MAX_INDEXED_FIELDS = 8;
+
 export const RLS_DISABLED: RlsConfig = { enabled: false, mode: 'public-read', ownerField: 'userId' };
 
 /** Checks that z cannot express: unique keys per level, no system fields, a String owner field. */
@@ -126,12 +132,20 @@ export function checkSchemaSemantics(schema: CollectionSchema | null, rls: RlsCo
       if (FORBIDDEN_KEYS.has(f.key)) problems.push({ path, message: 'is not an allowed field name' });
       if (f.fields && f.type !== 'Object') problems.push({ path, message: 'fields is only for Object' });
       if (f.items && f.type !== 'Array') problems.push({ path, message: 'items is only for Array' });
+      if (f.index && f.type === 'Object')
+        problems.push({ path, message: 'index is for String, Number, Boolean, Date or Array fields' });
       if (top && rls.enabled && f.key === rls.ownerField && f.type !== 'String')
         problems.push({ path, message: 'the owner field must be a String' });
       walk(f.fields, path, false);
     }
   };
   walk(schema.fields, '', true);
+  const indexed = indexedPaths(schema);
+  if (indexed.length > MAX_INDEXED_FIELDS)
+    problems.push({
+      path: indexed[MAX_INDEXED_FIELDS] as string,
+      message: `at most ${MAX_INDEXED_FIELDS} fields of a collection may have index: true`,
+    });
   if (problems.length > 0) throw errors.validation('Invalid collection schema', problems);
 }
 
@@ -142,6 +156,20 @@ export function uniquePaths(schema: CollectionSchema | null): string[] {
     for (const f of fields ?? []) {
       const path = prefix ? `${prefix}.${f.key}` : f.key;
       if (f.unique) out.push(path);
+      if (f.type === 'Object') walk(f.fields, path);
+    }
+  };
+  walk(schema?.fields, '');
+  return out;
+}
+
+/** Dotted paths of every field with `index: true`, at any depth of Object fields. */
+export function indexedPaths(schema: CollectionSchema | null): string[] {
+  const out: string[] = [];
+  const walk = (fields: FieldDef[] | undefined, prefix: string): void => {
+    for (const f of fields ?? []) {
+      const path = prefix ? `${prefix}.${f.key}` : f.key;
+      if (f.index && f.type !== 'Object') out.push(path);
       if (f.type === 'Object') walk(f.fields, path);
     }
   };

@@ -1,0 +1,239 @@
+import type { ProjectId } from '@baas/common';
+import { purgeTrash } from '../../src/domain/documents/purge-trash';
+import { MAX_INDEXED_FIELDS } from '../../src/domain/collections/collection';
+import { startHarness, register, type Harness } from './harness';
+
+/**
+ * Declared indexes (`index: true` on a schema field), on the store under test. On PostgreSQL a
+ * list filtered by one equality on an indexed field reads its total and newest page from entries
+ * a trigger keeps; on MongoDB the field gets an index. Either way the answers must be exactly
+ * those of the same collection without the index: compared here through every write, a schema
+ * change in both directions, cursors, and writers racing the change.
+ */
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness('data_indexes');
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+const FIELDS = [
+  { key: 'k', type: 'Number' },
+  { key: 'tag', type: 'String' },
+  { key: 'n', type: 'Number' },
+  { key: 'tags', type: 'Array', items: { type: 'String' } },
+  { key: 'meta', type: 'Object', fields: [{ key: 'kind', type: 'String' }] },
+];
+const INDEXED = new Set(['tag', 'n', 'tags', 'kind']);
+const schema = (indexed: boolean) => ({
+  fields: FIELDS.map((f) =>
+    f.key === 'meta'
+      ? { ...f, fields: [{ key: 'kind', type: 'String', ...(indexed ? { index: true } : {}) }] }
+      : { ...f, ...(indexed && INDEXED.has(f.key) ? { index: true } : {}) },
+  ),
+});
+
+const QUERIES = [
+  'tag=red',
+  'tag=blue',
+  'tag=none',
+  'n=1',
+  'n=2',
+  'tags=x',
+  'tags=y',
+  'meta.kind=a',
+  'tag=red&include_deleted=true',
+  'tag=red&sort=k',
+  'tag=blue&page=2&limit=2',
+];
+
+async function answer(p: ProjectId, coll: string, qs: string): Promise<{ total: number; ks: number[] }> {
+  const limit = qs.includes('limit=') ? '' : 'limit=100&';
+  const r = await h.call('GET', `/api/data/${coll}?${limit}${qs}`, { projectId: p });
+  expect({ qs, status: r.status }).toEqual({ qs, status: 200 });
+  return {
+    total: r.body.data.total,
+    ks: (r.body.data.items as Array<{ k: number }>).map((d) => d.k),
+  };
+}
+
+/** Every query gives the same total and the same items, in order, on both collections. */
+async function expectSameAnswers(p: ProjectId): Promise<void> {
+  for (const qs of QUERIES) {
+    const [indexed, plain] = await Promise.all([answer(p, 'ix', qs), answer(p, 'plain', qs)]);
+    expect({ qs, ...indexed }).toEqual({ qs, ...plain });
+  }
+}
+
+async function both(p: ProjectId, method: string, path: (coll: string) => string, body?: unknown) {
+  const out: Array<{ status: number; body: any }> = [];
+  for (const coll of ['ix', 'plain']) out.push(await h.call(method, path(coll), { projectId: p, body }));
+  expect(out[0]?.status).toBe(out[1]?.status);
+  return out;
+}
+
+describe('declared indexes answer exactly what the collection without them answers', () => {
+  it('through inserts, updates, trash, restore, purge and a schema change both ways', async () => {
+    const p = h.newProject();
+    await register(h, p, 'ix', { schema: schema(true) });
+    await register(h, p, 'plain', { schema: schema(false) });
+    const docs = [
+      { tag: 'red', n: 1, tags: ['x', 'y', 'x'] },
+      { tag: 'blue', n: 2, tags: ['y'] },
+      { tag: 'red', n: 2, meta: { kind: 'a' } },
+      { tag: 'blue', tags: [] },
+      { n: 1, meta: { kind: 'b' } },
+      { tag: 'blue', n: 1, tags: ['x'] },
+      { tag: 'red' },
+      { tag: 'blue', meta: { kind: 'a' } },
+    ];
+    const ids: Array<[string, string]> = [];
+    for (const [k, d] of docs.entries()) {
+      const [a, b] = await both(p, 'POST', (c) => `/api/data/${c}`, { k, ...d });
+      ids.push([a?.body._id, b?.body._id]);
+    }
+    await expectSameAnswers(p);
+
+    const each = async (i: number, method: string, suffix: string, body?: unknown) => {
+      const [a, b] = ids[i] as [string, string];
+      for (const [coll, id] of [
+        ['ix', a],
+        ['plain', b],
+      ])
+        await h.call(method, `/api/data/${coll}/${id}${suffix}`, { projectId: p, body });
+    };
+    await each(0, 'PATCH', '', { tag: 'blue', tags: ['z'] });
+    await each(2, 'PUT', '', { k: 2, tag: 'blue', n: 1 });
+    await each(1, 'DELETE', '');
+    await each(5, 'DELETE', '');
+    await expectSameAnswers(p);
+    await each(1, 'POST', '/restore');
+    await each(3, 'DELETE', '');
+    await expectSameAnswers(p);
+    await purgeTrash(
+      h.wiring.deps,
+      { olderThan: new Date(Date.now() + 1000).toISOString(), batchSize: 10 },
+      0,
+    );
+    await expectSameAnswers(p);
+
+    // Indexes removed, then declared again over existing documents.
+    await register(h, p, 'ix', { schema: schema(false) });
+    await expectSameAnswers(p);
+    await register(h, p, 'ix', { schema: schema(true) });
+    await expectSameAnswers(p);
+
+    // Cursor pages over a filter with the default order, to the end.
+    const walk = async (coll: string) => {
+      const seen: number[] = [];
+      let cursor = '';
+      for (let i = 0; i < 10; i++) {
+        const r = await h.call('GET', `/api/data/${coll}?tag=blue&limit=2&cursor=${cursor}`, {
+          projectId: p,
+        });
+        seen.push(...(r.body.data.items as Array<{ k: number }>).map((d) => d.k));
+        if (!r.body.data.nextCursor) break;
+        cursor = encodeURIComponent(r.body.data.nextCursor);
+      }
+      return seen;
+    };
+    expect(await walk('ix')).toEqual(await walk('plain'));
+    expect((await walk('ix')).length).toBeGreaterThan(2);
+  });
+
+  it('writers racing a schema change that adds the index leave totals equal to a real count', async () => {
+    const p = h.newProject();
+    await register(h, p, 'race', { schema: schema(false) });
+    const writes = Array.from({ length: 40 }, (_, k) =>
+      h.call('POST', '/api/data/race', { projectId: p, body: { k, tag: k % 2 ? 'red' : 'blue' } }),
+    );
+    const change = (async () => {
+      await new Promise((r) => setTimeout(r, 5));
+      await register(h, p, 'race', { schema: schema(true) });
+    })();
+    const statuses = (await Promise.all([...writes, change.then(() => ({ status: 201 }))])).map(
+      (r) => r.status,
+    );
+    expect(statuses.every((s) => s === 201)).toBe(true);
+    for (const tag of ['red', 'blue']) {
+      const fast = await h.call('GET', `/api/data/race?tag=${tag}`, { projectId: p });
+      // a second condition takes the plain path: a count over the documents
+      const counted = await h.call('GET', `/api/data/race?tag=${tag}&k_gt=-1`, { projectId: p });
+      expect(fast.body.data.total).toBe(20);
+      expect(counted.body.data.total).toBe(20);
+    }
+  });
+
+  it(`accepts ${MAX_INDEXED_FIELDS} indexed fields, refuses one more and an index on an Object, in the error body`, async () => {
+    const p = h.newProject();
+    const fields = (n: number) =>
+      Array.from({ length: n }, (_, i) => ({ key: `f${i}`, type: 'String', index: true }));
+    const put = (body: unknown) =>
+      h.call('PUT', `/api/admin/projects/${p}/collections/lim`, { admin: true, projectId: p, body });
+    expect((await put({ schema: { fields: fields(MAX_INDEXED_FIELDS) } })).status).toBe(201);
+    const over = await put({ schema: { fields: fields(MAX_INDEXED_FIELDS + 1) } });
+    expect(over.status).toBe(400);
+    expect(over.body).toMatchObject({
+      success: false,
+      code: 'VALIDATION_FAILED',
+      details: [{ path: `f${MAX_INDEXED_FIELDS}` }],
+    });
+    const object = await put({ schema: { fields: [{ key: 'o', type: 'Object', index: true }] } });
+    expect(object.status).toBe(400);
+    expect(object.body.details).toEqual([{ path: 'o', message: expect.stringContaining('index') }]);
+    // the refused definitions changed nothing
+    const got = await h.call('GET', `/api/admin/projects/${p}/collections`, { admin: true, projectId: p });
+    expect(got.body[0].schema.fields).toHaveLength(MAX_INDEXED_FIELDS);
+  });
+
+  it('the store holds what the declaration says, and nothing of it outlives the collection', async () => {
+    const p = h.newProject();
+    await register(h, p, 'held', { schema: schema(true) });
+    await h.call('POST', '/api/data/held', {
+      projectId: p,
+      body: { k: 1, tag: 'red', n: 1, tags: ['x', 'x', 'y'], meta: { kind: 'a' } },
+    });
+    if (h.probe.kind === 'postgres') {
+      const { rows } = await h.probe
+        .postgresPool()
+        .query(
+          'SELECT path, count(*)::int AS n FROM document_index_values WHERE project_id = $1 GROUP BY path ORDER BY path',
+          [p],
+        );
+      expect(rows).toEqual([
+        { path: 'meta.kind', n: 1 },
+        { path: 'n', n: 1 },
+        { path: 'tag', n: 1 },
+        { path: 'tags', n: 2 },
+      ]);
+    } else {
+      const names = (
+        await h.probe
+          .mongoDb()
+          .client.db(`${h.probe.mongoDb().databaseName}_p_${p}`)
+          .collection('held')
+          .listIndexes()
+          .toArray()
+      ).map((i) => i.name as string);
+      expect(names.filter((n) => n.startsWith('index_')).sort()).toEqual([
+        'index_meta.kind',
+        'index_n',
+        'index_tag',
+        'index_tags',
+      ]);
+    }
+    expect(
+      (await h.call('DELETE', `/api/admin/projects/${p}/collections/held`, { admin: true, projectId: p }))
+        .status,
+    ).toBe(200);
+    if (h.probe.kind === 'postgres') {
+      const { rows } = await h.probe.postgresPool().query(
+        `SELECT (SELECT count(*) FROM document_index_values WHERE project_id = $1)
+              + (SELECT count(*) FROM collection_indexes WHERE project_id = $1) AS n`,
+        [p],
+      );
+      expect(Number(rows[0].n)).toBe(0);
+    }
+  });
+});
