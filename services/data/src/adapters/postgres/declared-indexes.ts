@@ -134,7 +134,7 @@ function parts(where: Condition, ix: IndexedEquality, params: Params) {
   const indexed = `EXISTS (SELECT 1 FROM collection_indexes WHERE project_id = $1 AND collection = $2 AND ${path} = ANY (paths))`;
   const scoped = `project_id = $1 AND collection = $2 AND ${conditionSql(where, params)}`;
   const total = `CASE WHEN (SELECT ${indexed}) THEN (SELECT count(*) FROM ${entries}) ELSE (SELECT count(*) FROM documents WHERE ${scoped}) END`;
-  return { total, entries, indexed, scoped };
+  return { total, entries, indexed, scoped, deleted };
 }
 
 /** The total of a filter the entries may answer (a count over `documents` when not indexed). */
@@ -154,19 +154,24 @@ export function indexedListSql(
   columns: string,
   pageColumns: string,
 ): string {
-  const { total, entries, indexed, scoped } = parts(q.where, ix, params);
+  const { total, entries, indexed, scoped, deleted } = parts(q.where, ix, params);
   const keyset = q.after ? ` AND ${keysetSql(q.sort, q.after, params)}` : '';
   const limit = q.limit !== undefined ? ` LIMIT ${params.add(q.limit)}` : '';
   const offset = q.skip ? ` OFFSET ${params.add(q.skip)}` : '';
   const order = orderBySql(q.sort, params);
   const scan = (gate: string) =>
     `SELECT ${columns} FROM documents WHERE ${gate}${scoped}${keyset} ORDER BY ${order}${limit}${offset}`;
-  // The entries give the page's ids in the index's order; the documents are read by primary key
-  // and checked against the filter again. Only one branch runs: the other's gate is false.
+  // The entries give the page's ids in the index's order; each document is read by primary key
+  // (a lateral lookup with LIMIT 1, which the planner cannot turn into a join that scans a small
+  // partition). No jsonpath condition on that read: the entries are exact, and with one the
+  // planner read every match through the GIN index. Only one branch runs: the other's gate is
+  // false.
   const page = isNewestFirst(q.sort)
-    ? `(SELECT ${columns} FROM documents WHERE (SELECT ${indexed}) AND ${scoped} AND id = ANY (ARRAY(
-         SELECT id FROM ${entries}${keyset} ORDER BY created_at DESC, id DESC${limit}${offset}))
-       ORDER BY created_at DESC, id DESC)
+    ? `(SELECT d.* FROM (SELECT id FROM ${entries}${keyset} ORDER BY created_at DESC, id DESC${limit}${offset}) v
+         CROSS JOIN LATERAL (SELECT ${columns} FROM documents x
+           WHERE x.project_id = $1 AND x.collection = $2 AND x.id = v.id AND x.is_deleted = ${deleted} LIMIT 1) d
+       WHERE (SELECT ${indexed})
+       ORDER BY d.created_at DESC, d.id DESC)
        UNION ALL
        (${scan(`NOT (SELECT ${indexed}) AND `)})`
     : scan('');
