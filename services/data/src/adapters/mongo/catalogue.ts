@@ -120,7 +120,11 @@ export class MongoCollectionCatalogue implements CollectionCatalogue {
   }
 
   async removeProject(projectId: ProjectId): Promise<void> {
-    await this.coll.deleteMany({ projectId });
+    // A definition whose events are not relayed yet (a collection.deleted, an audit entry just
+    // before the project went) is left to the relay, which publishes them and then deletes it;
+    // deleting it here lost them. The rest go now.
+    await this.coll.updateMany({ projectId, _outbox: { $exists: true } }, { $set: { [PURGE_FIELD]: true } });
+    await this.coll.deleteMany({ projectId, _outbox: { $exists: false } });
     for (const k of this.cache.keys()) if (k.startsWith(`${projectId}:`)) this.cache.delete(k);
   }
 
