@@ -73,6 +73,9 @@ export async function connectNats(
     name,
     maxReconnectAttempts: -1,
     reconnectTimeWait: 500,
+    // Without this every request (each JetStream publish is one) captures a stack trace up
+    // front for the error it might become; the errors still say what failed.
+    noAsyncTraces: true,
   };
   if (client.user !== undefined) options.user = client.user;
   if (client.pass !== undefined) options.pass = client.pass;
