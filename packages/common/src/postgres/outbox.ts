@@ -49,21 +49,20 @@ export class PgOutboxRelay extends RelayLoop {
     const { client, release } = await checkOut(this.pool);
     let broken = false;
     try {
-      await client.query('BEGIN');
-      const { rows } = await client.query<{ seq: string; event: EventEnvelope }>(
-        prepared('SELECT seq, event FROM outbox ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED', [
+      // One round trip takes the batch: its rows are deleted (so locked) in the transaction and
+      // come back; a failed publish rolls the deletion back. A simple query, so that BEGIN travels
+      // with it (the batch size is this process's own integer, never input).
+      const taken = (await client.query(
+        `BEGIN; DELETE FROM outbox WHERE seq IN (SELECT seq FROM outbox ORDER BY seq LIMIT ${Math.trunc(
           this.batchSize,
-        ]),
-      );
+        )} FOR UPDATE SKIP LOCKED) RETURNING seq, event`,
+      )) as unknown as Array<{ rows: Array<{ seq: string; event: EventEnvelope }> }>;
+      const rows = (taken[1]?.rows ?? []).sort((a, b) => (BigInt(a.seq) < BigInt(b.seq) ? -1 : 1));
       // Published side by side: one connection sends them in this order and JetStream stores them
       // as they arrive, so the order holds while the batch waits for one round of acks, not one
       // per event. A batch that fails is rolled back and published again (the duplicate window
       // drops what had arrived).
       await Promise.all(rows.map((r) => this.publisher.publish(r.event)));
-      if (rows.length > 0)
-        await client.query(
-          prepared('DELETE FROM outbox WHERE seq = ANY($1::bigint[])', [rows.map((r) => r.seq)]),
-        );
       await client.query('COMMIT');
       return rows.length;
     } catch (e) {
