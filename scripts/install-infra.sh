@@ -4,6 +4,7 @@
 #   ferretdb  (MongoDB-compatible, SQLite backend)  github.com/FerretDB/FerretDB  v1.24.2
 #   mailpit   (SMTP capture + HTTP API)             github.com/axllent/mailpit    v1.30.5
 #   versitygw (S3-compatible gateway, posix)        github.com/versity/versitygw  v1.7.0
+#   nats-server (the stack's own NATS, JetStream)   github.com/nats-io/nats-server v2.11.10
 #
 # are built from source with Go into ${BAAS_TOOLS_DIR:-$HOME/.cache/baas-tools}/bin (outside the
 # repository, so later runs and other clones reuse them). `go install mod@version` is not used:
@@ -31,6 +32,10 @@ MAILPIT_MODULE=github.com/axllent/mailpit
 MAILPIT_VERSION=v1.30.5
 VERSITYGW_MODULE=github.com/versity/versitygw
 VERSITYGW_VERSION=v1.7.0
+# The stack's NATS: 2.10+ for consumers with several filter subjects (Debian 12 ships 2.9, where a
+# consumer of several event types had to take every event); the same minor as docker-compose.
+NATS_MODULE=github.com/nats-io/nats-server/v2
+NATS_VERSION=v2.11.10
 
 TOOLS_DIR="${BAAS_TOOLS_DIR:-${HOME:-/tmp}/.cache/baas-tools}"
 BIN_DIR="$TOOLS_DIR/bin"
@@ -151,11 +156,16 @@ build_tool mailpit "$MAILPIT_MODULE" "$MAILPIT_VERSION" . \
   "-s -w -X github.com/axllent/mailpit/config.Version=$MAILPIT_VERSION"
 build_tool versitygw "$VERSITYGW_MODULE" "$VERSITYGW_VERSION" ./cmd/versitygw \
   "-s -w -X main.Version=$VERSITYGW_VERSION -X main.Build=baas-tools"
+build_tool nats-server "$NATS_MODULE" "$NATS_VERSION" . "-s -w"
 
 # Quick sanity check: a binary that cannot even print its version is rebuilt next time.
 if [ "$STORE" != postgres ] && ! "$BIN_DIR/ferretdb" --version >/dev/null 2>&1; then
   rm -f "$BIN_DIR/.ferretdb.version"
   die "$BIN_DIR/ferretdb does not run ('ferretdb --version' failed); it will be rebuilt on the next run"
+fi
+if ! "$BIN_DIR/nats-server" --version >/dev/null 2>&1; then
+  rm -f "$BIN_DIR/.nats-server.version"
+  die "$BIN_DIR/nats-server does not run ('nats-server --version' failed); it will be rebuilt on the next run"
 fi
 if ! "$BIN_DIR/versitygw" --version >/dev/null 2>&1; then
   rm -f "$BIN_DIR/.versitygw.version"

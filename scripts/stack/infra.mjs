@@ -117,7 +117,9 @@ async function ensureNats(secrets, port) {
     port,
     policy: 'always',
     build: () => {
-      const bin = findBinary('nats-server');
+      // the one install-infra builds (2.11: consumers with several filter subjects) before the
+      // distribution's (Debian 12: 2.9, where such a consumer takes every event)
+      const bin = findBinary('nats-server', [TOOLS_BIN]);
       if (!bin) throw new StackError('nats-server not found; run: bash scripts/install-infra.sh');
       mkdirs(path.join(DATA, 'nats'));
       const env = { ...process.env };
@@ -144,7 +146,7 @@ function ensureTestNats() {
     port: 4222,
     policy: 'if-free',
     build: () => {
-      const bin = findBinary('nats-server');
+      const bin = findBinary('nats-server', [TOOLS_BIN]);
       if (!bin) throw new StackError('nats-server not found; run: bash scripts/install-infra.sh');
       mkdirs(path.join(DATA, 'nats-test'));
       return {

@@ -30,6 +30,7 @@ describe('domain events', () => {
     const seen: EventEnvelope[] = [];
     const handle = await bus.consume({
       durable: `events-e2e-${randomBytes(4).toString('hex')}`,
+      inactiveThresholdMs: 60_000,
       types: ['document.created'],
       handler: async (e) => void (e.projectId === p.id && seen.push(e)),
     });

@@ -90,6 +90,7 @@ describe('faults: servers restart under load', () => {
     const events: EventEnvelope[] = [];
     const handle = await bus.consume({
       durable: 'restart-test',
+      inactiveThresholdMs: 60_000,
       types: ['document.created'],
       handler: async (e) => void (e.projectId === projectId && events.push(e)),
     });

@@ -69,6 +69,7 @@ async function collect(types: EventType[], match: (e: EventEnvelope) => boolean)
   const seen: EventEnvelope[] = [];
   const handle = await bus.consume({
     durable: `fault-${randomBytes(5).toString('hex')}`,
+    inactiveThresholdMs: 60_000,
     types,
     handler: async (e) => void (match(e) && seen.push(e)),
   });

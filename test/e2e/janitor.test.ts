@@ -54,6 +54,7 @@ describe('janitor', () => {
     const purged: EventEnvelope[] = [];
     const handle = await bus.consume({
       durable: `janitor-e2e-${randomBytes(4).toString('hex')}`,
+      inactiveThresholdMs: 60_000,
       types: ['document.purged'],
       handler: async (e) => void (e.projectId === p.id && purged.push(e)),
     });

@@ -118,11 +118,13 @@ export class JetStreamBus implements EventPublisher {
     // filter_subjects needs nats-server 2.10; older servers get one filter or all events,
     // and events of other types are acknowledged without running the handler.
     const multiFilter = serverAtLeast(this.nc.info?.version, 2, 10);
+    // An update merges into the stored configuration: the other form of filter is cleared
+    // explicitly, or a consumer created on an older server kept taking every event.
     const filter =
       subjects.length === 1
-        ? { filter_subject: subjects[0] }
+        ? { filter_subject: subjects[0], ...(multiFilter ? { filter_subjects: [] } : {}) }
         : multiFilter
-          ? { filter_subjects: subjects }
+          ? { filter_subjects: subjects, filter_subject: '' }
           : { filter_subject: `${EVENTS_SUBJECT_PREFIX}.>` };
     const wanted = new Set<string>(opts.types);
     const config = {
@@ -133,11 +135,15 @@ export class JetStreamBus implements EventPublisher {
       max_deliver: maxDeliver,
       ack_wait: nanos(ackWaitMs),
       max_ack_pending: opts.maxAckPending ?? 256,
+      ...(opts.inactiveThresholdMs ? { inactive_threshold: nanos(opts.inactiveThresholdMs) } : {}),
     };
-    try {
-      await this.jsm.consumers.info(EVENTS_STREAM, opts.durable);
-      await this.jsm.consumers.update(EVENTS_STREAM, opts.durable, config);
-    } catch {
+    const existing = await this.jsm.consumers.info(EVENTS_STREAM, opts.durable).catch(() => undefined);
+    if (existing) {
+      // a configuration the server refuses to change in place is kept, and said
+      await this.jsm.consumers.update(EVENTS_STREAM, opts.durable, config).catch((err: unknown) => {
+        this.logger.warn({ err, consumer: opts.durable }, 'consumer configuration not updated');
+      });
+    } else {
       await this.jsm.consumers.add(EVENTS_STREAM, config).catch(async (e: unknown) => {
         await this.jsm.consumers.info(EVENTS_STREAM, opts.durable).catch(() => {
           throw e;
@@ -259,6 +265,11 @@ export interface ConsumerOptions {
   maxAckPending?: number;
   /** Messages handled at once (a worker pool), and the size of the pull buffer (16). */
   concurrency?: number;
+  /**
+   * The server deletes the consumer after this long without a pull (tests' one-off consumers;
+   * never for a service's own, whose position must survive a restart).
+   */
+  inactiveThresholdMs?: number;
 }
 
 export const DEFAULT_ACK_WAIT_MS = 30_000;
