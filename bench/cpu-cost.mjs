@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// CPU cost per request, by process: the gateway, the data service and the PostgreSQL backends
-// serving the data service, read from /proc before and after a batch of requests. CPU time per
+// CPU cost per request, by process: the gateway, the data service, the PostgreSQL backends
+// serving the data service, Redis and NATS (whole servers: run it on a quiet machine), read
+// from /proc before and after a batch of requests. CPU time per
 // request does not depend much on what else the machine runs (unlike req/s on a shared 2-core
 // machine), so it is the figure to watch while working on the request path; `npm run bench`
 // remains the side-by-side judge.
@@ -138,10 +139,27 @@ console.log(
   `${VIA} (gateway pid ${gatewayPid}, data pid ${dataPid}); ${REQUESTS} requests per op, ` +
     `${CONCURRENCY} in flight; CPU microseconds per request`,
 );
-console.log('op      gateway    data  postgres   total   wall req/s   statuses');
+/** Redis (the gateway's limits) and NATS (the events of writes), when they answer on this machine. */
+function optionalPid(url, fallbackPort) {
+  try {
+    return [pidOnPort(url ? new URL(url.split(',')[0]).port || fallbackPort : fallbackPort)];
+  } catch {
+    return [];
+  }
+}
+const redisPids = optionalPid(env.REDIS_URL, 6379);
+const natsPids = optionalPid(env.NATS_URL, 4222);
+
+console.log('op      gateway    data  postgres   redis    nats   total   wall req/s   statuses');
 for (const op of OPS) {
   const backends = postgresBackends(dataPid);
-  const pids = { gateway: [gatewayPid], data: [dataPid], postgres: backends };
+  const pids = {
+    gateway: [gatewayPid],
+    data: [dataPid],
+    postgres: backends,
+    redis: redisPids,
+    nats: natsPids,
+  };
   const before = Object.fromEntries(
     Object.entries(pids).map(([k, ps]) => [k, ps.reduce((s, p) => s + cpuSeconds(p), 0)]),
   );
@@ -164,10 +182,11 @@ for (const op of OPS) {
       ((ps.reduce((s, p) => s + cpuSeconds(p), 0) - before[k]) * 1e6) / REQUESTS,
     ]),
   );
-  const total = per.gateway + per.data + per.postgres;
+  const total = Object.values(per).reduce((a, b) => a + b, 0);
   console.log(
     `${op.padEnd(7)} ${per.gateway.toFixed(0).padStart(7)} ${per.data.toFixed(0).padStart(7)} ` +
-      `${per.postgres.toFixed(0).padStart(9)} ${total.toFixed(0).padStart(7)} ` +
+      `${per.postgres.toFixed(0).padStart(9)} ${per.redis.toFixed(0).padStart(7)} ${per.nats.toFixed(0).padStart(7)} ` +
+      `${total.toFixed(0).padStart(7)} ` +
       `${(REQUESTS / seconds).toFixed(0).padStart(10)}   ${JSON.stringify(statuses)}`,
   );
 }
