@@ -21,14 +21,45 @@ export function createMetrics(service: string): Metrics {
   return { registry, httpDuration };
 }
 
-/** Route label is the matched template (never the raw path) so label cardinality stays bounded. */
+/** A concrete path segment that is an id (24-hex, UUID, a long token or a number) becomes `:id`. */
+function templateOf(path: string): string {
+  return path
+    .split('/')
+    .map((s) => (/^[0-9a-f]{24}$|^[0-9a-f-]{36}$|^\d+$|^[A-Za-z0-9_-]{32,}$/i.test(s) ? ':id' : s))
+    .join('/');
+}
+
+/**
+ * Route label is the matched template (never the raw path or an id) so label cardinality stays
+ * bounded: where the router is mounted, ids made `:id` (`req.baseUrl` is the concrete path: a
+ * router mounted at `/api/admin/projects/:projectId/mail` has the project's id there), and the
+ * route's own pattern.
+ */
+export function routeLabel(req: Request, base = req.baseUrl): string {
+  const routePath = (req.route as { path?: string } | undefined)?.path;
+  if (typeof routePath !== 'string') return 'unmatched';
+  return `${templateOf(base)}${routePath}`;
+}
+
 export function httpMetricsMiddleware(metrics: Metrics) {
   return (req: Request, res: Response, next: NextFunction): void => {
     const end = metrics.httpDuration.startTimer();
+    // The router sets req.route when a route matches, while req.baseUrl is still its mount
+    // path; by the time an error has reached the app's handler the base is gone, so it is
+    // taken at that moment.
+    let route: unknown;
+    let base = '';
+    Object.defineProperty(req, 'route', {
+      configurable: true,
+      enumerable: true,
+      get: () => route,
+      set: (v: unknown) => {
+        route = v;
+        base = req.baseUrl;
+      },
+    });
     res.on('finish', () => {
-      const routePath = (req.route as { path?: string } | undefined)?.path;
-      const route = typeof routePath === 'string' ? `${req.baseUrl}${routePath}` : 'unmatched';
-      end({ method: req.method, route, status_code: String(res.statusCode) });
+      end({ method: req.method, route: routeLabel(req, base), status_code: String(res.statusCode) });
     });
     next();
   };
