@@ -39,10 +39,6 @@ LANGUAGE sql STABLE PARALLEL SAFE AS $$
     ELSE v::text END, 'UTF8'))
 $$;
 
--- Entries follow every write of a document, whatever statement made it. The shared advisory lock
--- (per collection) lets a registration that changes the indexed paths write the entries of
--- existing documents with no write of that collection in flight (it takes the lock exclusively,
--- without waiting: see the adapter).
 -- The keys of one path of a body: `found` is what the path's selector finds.
 CREATE FUNCTION document_index_keys(found jsonb) RETURNS bytea[]
 LANGUAGE sql STABLE PARALLEL SAFE AS $$
@@ -50,6 +46,12 @@ LANGUAGE sql STABLE PARALLEL SAFE AS $$
   FROM jsonb_array_elements(found) e WHERE jsonb_typeof(e) IN ('string', 'number', 'boolean')
 $$;
 
+-- Entries follow every write of a document, whatever statement made it. Every write holds a
+-- shared advisory lock on its collection's bucket (one of 64, by a hash of project and
+-- collection: a lock per collection ran the server's lock table out of shared memory when one
+-- statement deleted 100,000 collections' rows); a registration that changes the indexed paths
+-- takes its bucket exclusively, without waiting (see the adapter), and writes the entries of
+-- existing documents with no write of those collections in flight.
 -- A plain loop over the paths: one INSERT ... VALUES for the usual single value costs a third of
 -- a set-returning INSERT ... SELECT in a trigger.
 CREATE FUNCTION document_index_sync() RETURNS trigger
@@ -64,7 +66,7 @@ DECLARE
 BEGIN
   IF TG_OP = 'DELETE' THEN p := OLD.project_id; c := OLD.collection;
   ELSE p := NEW.project_id; c := NEW.collection; END IF;
-  PERFORM pg_advisory_xact_lock_shared(hashtextextended('document_index:' || p || '/' || c, 0));
+  PERFORM pg_advisory_xact_lock_shared(7340, hashtext(p || '/' || c) & 63);
   SELECT * INTO ix FROM collection_indexes ci WHERE ci.project_id = p AND ci.collection = c;
   IF ix IS NULL THEN RETURN NULL; END IF;
   FOR i IN 1 .. cardinality(ix.paths) LOOP

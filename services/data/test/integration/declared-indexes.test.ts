@@ -143,6 +143,22 @@ describe('declared indexes answer exactly what the collection without them answe
     expect((await walk('ix')).length).toBeGreaterThan(2);
   });
 
+  it("another project's documents never count: same collection, same indexed values", async () => {
+    const [p, q] = [h.newProject(), h.newProject()];
+    for (const proj of [p, q]) await register(h, proj, 'same', { schema: schema(true) });
+    for (let k = 0; k < 3; k++)
+      await h.call('POST', '/api/data/same', { projectId: q, body: { k, tag: 'red', tags: ['x'] } });
+    await h.call('POST', '/api/data/same', { projectId: p, body: { k: 9, tag: 'red' } });
+    const total = async (proj: ProjectId, qs: string) =>
+      (await h.call('GET', `/api/data/same?${qs}`, { projectId: proj })).body.data as {
+        total: number;
+        items: Array<{ k: number }>;
+      };
+    expect(await total(p, 'tag=red')).toMatchObject({ total: 1, items: [{ k: 9 }] });
+    expect(await total(p, 'tags=x')).toMatchObject({ total: 0, items: [] });
+    expect((await total(q, 'tag=red')).total).toBe(3);
+  });
+
   it('writers racing a schema change that adds the index leave totals equal to a real count', async () => {
     const p = h.newProject();
     await register(h, p, 'race', { schema: schema(false) });

@@ -23,14 +23,14 @@ export function selectorOf(path: string): string {
     .join('')}[*]`;
 }
 
-/** The bucket writers of the collection lock shared (migration 0004): one of 64. */
+/** The bucket writers of the collection lock shared (migration 0003): one of 64. */
 const LOCK_KEY = `7340, hashtext($1 || '/' || $2) & 63`;
 const LOCK_WAIT_MS = 10_000;
 
 /**
  * Sets the collection's indexed paths and rewrites the entries of its documents, in `tx`, when
  * they differ from the stored ones. Writers of the collection hold its bucket's lock shared from
- * their first document write to their commit (migration 0004); here it is taken exclusively by polling (never queueing:
+ * their first document write to their commit (migration 0003); here it is taken exclusively by polling (never queueing:
  * a queued exclusive request would make new writers wait behind it while they hold row locks an
  * earlier writer needs). So the entries are written with no write of the collection in flight.
  */
