@@ -1,33 +1,14 @@
 import type { Collection, Db, Filter } from 'mongodb';
-import { trustedProjectId, type AuditAction, type AuditActor, type AuditTarget } from '@baas/common';
+import { trustedProjectId } from '@baas/common';
 import { isDuplicateKeyError } from '@baas/common/mongo';
 import type { AuditLog } from '../ports';
 import type { AuditEntry, AuditQuery } from '../domain/audit/audit-entry';
 
-interface AuditDoc {
-  _id: string;
-  projectId: string | null;
-  at: Date;
-  action: AuditAction;
-  actor: AuditActor;
-  target: AuditTarget;
-  requestId: string | null;
-  clientIp: string | null;
-  details: Record<string, unknown> | null;
-}
+/** An entry as stored: its id is the document's `_id`. */
+type AuditDoc = Omit<AuditEntry, 'id' | 'projectId'> & { _id: string; projectId: string | null };
 
-function toEntry(d: AuditDoc): AuditEntry {
-  return {
-    id: d._id,
-    projectId: d.projectId === null ? null : trustedProjectId(d.projectId),
-    at: d.at,
-    action: d.action,
-    actor: d.actor,
-    target: d.target,
-    requestId: d.requestId,
-    clientIp: d.clientIp,
-    details: d.details,
-  };
+function toEntry({ _id, projectId, ...rest }: AuditDoc): AuditEntry {
+  return { ...rest, id: _id, projectId: projectId === null ? null : trustedProjectId(projectId) };
 }
 
 /**
@@ -47,17 +28,8 @@ export class MongoAuditLog implements AuditLog {
 
   async append(e: AuditEntry): Promise<void> {
     try {
-      await this.coll.insertOne({
-        _id: e.id,
-        projectId: e.projectId,
-        at: e.at,
-        action: e.action,
-        actor: e.actor,
-        target: e.target,
-        requestId: e.requestId,
-        clientIp: e.clientIp,
-        details: e.details,
-      });
+      const { id, ...fields } = e;
+      await this.coll.insertOne({ _id: id, ...fields });
     } catch (err) {
       if (!isDuplicateKeyError(err)) throw err;
     }

@@ -40,30 +40,11 @@ export function entryFromEvent(event: EventEnvelope<'audit.recorded'>): AuditEnt
   };
 }
 
-export interface AuditEntryView {
-  id: string;
-  at: string;
-  projectId: string | null;
-  action: AuditAction;
-  actor: AuditActor;
-  target: AuditTarget;
-  requestId: string | null;
-  clientIp: string | null;
-  details: Record<string, unknown> | null;
-}
+/** An entry in an API answer: the time as ISO-8601. */
+export type AuditEntryView = Omit<AuditEntry, 'at'> & { at: string };
 
 export function auditEntryView(e: AuditEntry): AuditEntryView {
-  return {
-    id: e.id,
-    at: e.at.toISOString(),
-    projectId: e.projectId,
-    action: e.action,
-    actor: e.actor,
-    target: e.target,
-    requestId: e.requestId,
-    clientIp: e.clientIp,
-    details: e.details,
-  };
+  return { ...e, at: e.at.toISOString() };
 }
 
 /** Where a page ends: entries are ordered newest first by (at, id), so this position is total. */
