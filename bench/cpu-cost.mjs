@@ -14,25 +14,29 @@
 import http from 'node:http';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
 import { readStackEnv } from './lib/ours.mjs';
 
-const args = Object.fromEntries(
-  process.argv
-    .slice(2)
-    .join(' ')
-    .split('--')
-    .filter(Boolean)
-    .map((a) => a.trim().split(/\s+/)),
-);
+const { values: args } = parseArgs({
+  options: {
+    base: { type: 'string' },
+    via: { type: 'string' },
+    data: { type: 'string' },
+    requests: { type: 'string', default: '4000' },
+    concurrency: { type: 'string', default: '16' },
+    ops: { type: 'string', default: 'get,list,create' },
+    docs: { type: 'string', default: '1000' },
+  },
+});
 const env = readStackEnv();
 const BASE = args.base ?? env.BASE_URL ?? 'http://127.0.0.1:8080';
 /** Where the measured requests go (default: the gateway the project was set up through). */
 const VIA = args.via ?? BASE;
 const DATA = args.data ?? 'http://127.0.0.1:8082';
-const REQUESTS = Number(args.requests ?? 4000);
-const CONCURRENCY = Number(args.concurrency ?? 16);
-const OPS = (args.ops ?? 'get,list,create').split(',');
-const DOCS = Number(args.docs ?? 1000);
+const REQUESTS = Number(args.requests);
+const CONCURRENCY = Number(args.concurrency);
+const OPS = args.ops.split(',');
+const DOCS = Number(args.docs);
 const TICKS = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
 
 function pidOnPort(port) {

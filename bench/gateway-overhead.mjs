@@ -8,31 +8,24 @@
 //   node bench/gateway-overhead.mjs [--requests 3000] [--concurrency 16] [--rounds 3]
 import http from 'node:http';
 import { createPrivateKey, randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
 import { SignJWT } from 'jose';
+import { readStackEnv } from './lib/ours.mjs';
 
-const args = Object.fromEntries(
-  process.argv
-    .slice(2)
-    .join(' ')
-    .split('--')
-    .filter(Boolean)
-    .map((a) => a.trim().split(/\s+/)),
-);
-const REQUESTS = Number(args.requests ?? 3000);
-const CONCURRENCY = Number(args.concurrency ?? 16);
-const ROUNDS = Number(args.rounds ?? 3);
+const { values: args } = parseArgs({
+  options: {
+    requests: { type: 'string', default: '3000' },
+    concurrency: { type: 'string', default: '16' },
+    rounds: { type: 'string', default: '3' },
+  },
+});
+const REQUESTS = Number(args.requests);
+const CONCURRENCY = Number(args.concurrency);
+const ROUNDS = Number(args.rounds);
 
-const envFile = (name) =>
-  Object.fromEntries(
-    readFileSync(new URL(`../.stack/${name}`, import.meta.url), 'utf8')
-      .split('\n')
-      .filter((l) => l.includes('=') && !l.startsWith('#'))
-      .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
-  );
-const env = envFile('env');
+const env = readStackEnv();
 // the bench stands in for the gateway: only it (and this) holds the signing key
-const secrets = envFile('secrets.env');
+const secrets = readStackEnv('secrets.env');
 const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
 
 function request(url, headers) {

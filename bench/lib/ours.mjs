@@ -9,17 +9,18 @@ import { call } from './http.mjs';
 import { log } from './process.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const ENV_FILE = `${ROOT}/.stack/env`;
 /** Enough for every request of a run from one address in one window. */
 const RAISED_POINTS = 100_000_000;
 
-export function readStackEnv() {
-  if (!fs.existsSync(ENV_FILE)) return {};
+/** `.stack/env` (or another file of `.stack/`, e.g. `secrets.env`) as an object; {} when absent. */
+export function readStackEnv(name = 'env') {
+  const file = `${ROOT}/.stack/${name}`;
+  if (!fs.existsSync(file)) return {};
   return Object.fromEntries(
     fs
-      .readFileSync(ENV_FILE, 'utf8')
+      .readFileSync(file, 'utf8')
       .split('\n')
-      .filter((l) => l.includes('='))
+      .filter((l) => l.includes('=') && !l.startsWith('#'))
       .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
   );
 }
