@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { ObjectId } from 'mongodb';
 import type { NatsConnection } from '@nats-io/nats-core';
 import {
@@ -28,11 +31,47 @@ import { NO_MIGRATIONS } from './pg-support';
 const logger = createLogger('test', 'silent');
 let processed: ProcessedEvents;
 let closeStore: () => Promise<void>;
+/** Where a consumer process finds the same processed-events store. */
+let storeEnv: Record<string, string>;
 let nc: NatsConnection;
 let bus: JetStreamBus;
 const pid = () => trustedProjectId(new ObjectId().toHexString());
 const durable = (name: string) => `test-${name}-${randomBytes(4).toString('hex')}`;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** processes/consumer-worker.js in a process of its own (the built @baas/common), and what it printed. */
+class ConsumerProcess {
+  readonly lines: string[] = [];
+  private stderr = '';
+  private exited = false;
+
+  private constructor(private readonly child: ChildProcess) {
+    createInterface({ input: child.stdout! }).on('line', (l) => this.lines.push(l));
+    child.stderr!.on('data', (d: Buffer) => (this.stderr += d.toString()));
+    child.on('exit', () => (this.exited = true));
+  }
+
+  static start(env: Record<string, string>): ConsumerProcess {
+    const script = join(__dirname, 'processes', 'consumer-worker.js');
+    return new ConsumerProcess(spawn(process.execPath, [script], { env: { ...process.env, ...env } }));
+  }
+
+  async waitFor(line: string, ms = 15_000): Promise<void> {
+    await until(
+      () => {
+        if (this.exited && !this.lines.includes(line))
+          throw new Error(`the consumer process exited before "${line}": ${this.stderr}`);
+        return this.lines.includes(line);
+      },
+      ms,
+      `the consumer process to print "${line}" (is @baas/common built? npm run build)`,
+    );
+  }
+
+  kill(): void {
+    if (!this.exited) this.child.kill('SIGKILL');
+  }
+}
 
 beforeAll(async () => {
   await requireInfra(storeNeed(), 'nats');
@@ -41,12 +80,14 @@ beforeAll(async () => {
     const db = await freshPostgresDatabase('delivery_it', NO_MIGRATIONS);
     processed = new PgProcessedEvents(db.pool);
     closeStore = db.drop;
+    storeEnv = { STORE_URL: db.url };
   } else {
     const { MongoClient } = await import('mongodb');
     const { MongoProcessedEvents } = await import('../../src/mongo');
     const client = await MongoClient.connect(infra.mongoUrl);
     const db = client.db(uniqueDbName('delivery_it'));
     processed = new MongoProcessedEvents(db);
+    storeEnv = { STORE_URL: infra.mongoUrl, STORE_DB: db.databaseName };
     closeStore = async () => {
       await db.dropDatabase();
       await client.close();
@@ -230,6 +271,39 @@ describe(`JetStream consumers (${infra.store})`, () => {
     expect(effects).toEqual([event.id]);
     expect(await processed.claim(name, event.id, 1000)).toEqual({ status: 'done' });
   });
+
+  it('finishes an event whose consumer process was killed (SIGKILL) between claim and effect, once', async () => {
+    const projectId = pid();
+    const name = durable('kill');
+    const env = { ...storeEnv, NATS_URL: infra.natsUrl, DURABLE: name, PROJECT_ID: projectId };
+    const doomed = ConsumerProcess.start({ ...env, MODE: 'hang' });
+    const survivors: ConsumerProcess[] = [];
+    try {
+      await doomed.waitFor('ready');
+      const event = createEvent('project.deleted', projectId, {});
+      await bus.publish(event);
+      await doomed.waitFor(`claimed ${event.id}`);
+      const claimedAt = Date.now();
+      doomed.kill(); // no shutdown hook runs: the claim stays in progress, the message unacked
+
+      const next = ConsumerProcess.start({ ...env, MODE: 'work' });
+      survivors.push(next);
+      await next.waitFor(`effect ${event.id}`, 20_000);
+      // The redelivery came after the ack wait, and the takeover only after the claim's lease.
+      expect(Date.now() - claimedAt).toBeGreaterThanOrEqual(1400);
+      // A second process on the same consumer sees nothing more of it: the effect happened once.
+      const other = ConsumerProcess.start({ ...env, MODE: 'work' });
+      survivors.push(other);
+      await other.waitFor('ready');
+      await sleep(3000);
+      expect(next.lines.filter((l) => l === `effect ${event.id}`)).toHaveLength(1);
+      expect(other.lines.filter((l) => l.startsWith('effect'))).toEqual([]);
+      expect(await processed.claim(name, event.id, 1000)).toEqual({ status: 'done' });
+    } finally {
+      doomed.kill();
+      for (const p of survivors) p.kill();
+    }
+  }, 60_000);
 
   it('keeps handling other messages while one handler is stuck on a slow message', async () => {
     const projectId = pid();
