@@ -6,6 +6,12 @@
 #   versitygw (S3-compatible gateway, posix)        github.com/versity/versitygw  v1.7.0
 #   nats-server (the stack's own NATS, JetStream)   github.com/nats-io/nats-server v2.11.10
 #
+# and the tools scripts/check-k8s.sh validates the deployment with (CI, offline):
+#
+#   kustomize   (renders deploy/k8s)                 sigs.k8s.io/kustomize/kustomize/v5  v5.8.2
+#   kubeconform (schema validation, local schemas)   github.com/yannh/kubeconform        v0.8.0
+#   promtool    (alert rules: check and unit tests)  github.com/prometheus/prometheus    v0.316.0 (3.16.0)
+#
 # are built from source with Go into ${BAAS_TOOLS_DIR:-$HOME/.cache/baas-tools}/bin (outside the
 # repository, so later runs and other clones reuse them). `go install mod@version` is not used:
 # the module proxy refuses the @v/list lookup for some of these modules, while
@@ -16,6 +22,8 @@
 # 127.0.0.1:6379 / 127.0.0.1:4222); so do psql (postgresql-client) and, when no PostgreSQL
 # answers at POSTGRES_ADMIN_URL's port, Debian's postgresql package (the stack then runs a cluster
 # of its own in .stack/data/postgres).
+#
+# `install-infra.sh --k8s-tools-only` builds just those three (what scripts/check-k8s.sh needs).
 #
 # Idempotent; safe to run concurrently (flock). Environment:
 #   BAAS_STORE       postgres or mongodb: install only what that store needs (FerretDB is built
@@ -36,6 +44,26 @@ VERSITYGW_VERSION=v1.7.0
 # consumer of several event types had to take every event); the same minor as docker-compose.
 NATS_MODULE=github.com/nats-io/nats-server/v2
 NATS_VERSION=v2.11.10
+# The deployment checks (scripts/check-k8s.sh). kustomize 5.8.3 wants Go 1.27; 5.8.2 builds with 1.26.
+# prometheus' go.mod has exclude directives, so `go install` refuses it: built from the module dir.
+KUSTOMIZE_MODULE=sigs.k8s.io/kustomize/kustomize/v5
+KUSTOMIZE_VERSION=v5.8.2
+KUBECONFORM_MODULE=github.com/yannh/kubeconform
+KUBECONFORM_VERSION=v0.8.0
+PROMETHEUS_MODULE=github.com/prometheus/prometheus
+PROMETHEUS_VERSION=v0.316.0
+PROMETHEUS_RELEASE=3.16.0
+
+K8S_TOOLS_ONLY=""
+for arg in "$@"; do
+  case "$arg" in
+    --k8s-tools-only) K8S_TOOLS_ONLY=1 ;;
+    *)
+      printf '[install-infra] ERROR: unknown argument %s (only --k8s-tools-only)\n' "$arg" >&2
+      exit 2
+      ;;
+  esac
+done
 
 TOOLS_DIR="${BAAS_TOOLS_DIR:-${HOME:-/tmp}/.cache/baas-tools}"
 BIN_DIR="$TOOLS_DIR/bin"
@@ -135,7 +163,8 @@ $json"
   local -a args=(build -o "$out.tmp")
   [ -n "$ldflags" ] && args+=(-ldflags "$ldflags")
   args+=("$pkg")
-  if ! (cd "$work/src" && CGO_ENABLED=0 GOFLAGS="-trimpath -buildvcs=false" "$GO" "${args[@]}"); then
+  # GOWORK=off: a module zip may carry a go.work naming folders the zip leaves out (prometheus)
+  if ! (cd "$work/src" && CGO_ENABLED=0 GOWORK=off GOFLAGS="-trimpath -buildvcs=false" "$GO" "${args[@]}"); then
     rm -f "$out.tmp"
     die "building $name from $want failed (see the Go output above)"
   fi
@@ -145,6 +174,31 @@ $json"
   rm -rf "$work"
   log "$name $version: built $out"
 }
+
+build_k8s_tools() {
+  build_tool kustomize "$KUSTOMIZE_MODULE" "$KUSTOMIZE_VERSION" . \
+    "-s -w -X sigs.k8s.io/kustomize/api/provenance.version=$KUSTOMIZE_VERSION"
+  build_tool kubeconform "$KUBECONFORM_MODULE" "$KUBECONFORM_VERSION" ./cmd/kubeconform \
+    "-s -w -X main.version=$KUBECONFORM_VERSION"
+  build_tool promtool "$PROMETHEUS_MODULE" "$PROMETHEUS_VERSION" ./cmd/promtool \
+    "-s -w -X github.com/prometheus/common/version.Version=$PROMETHEUS_RELEASE"
+  # a binary that cannot even print its version is rebuilt next time
+  local t args
+  for t in kustomize:version kubeconform:-v promtool:--version; do
+    args=${t#*:}
+    t=${t%%:*}
+    if ! "$BIN_DIR/$t" "$args" >/dev/null 2>&1; then
+      rm -f "$BIN_DIR/.$t.version"
+      die "$BIN_DIR/$t does not run ('$t $args' failed); it will be rebuilt on the next run"
+    fi
+  done
+}
+
+if [ -n "$K8S_TOOLS_ONLY" ]; then
+  build_k8s_tools
+  log "tools ready in $BIN_DIR"
+  exit 0
+fi
 
 STORE="${BAAS_STORE:-}"
 case "$STORE" in '' | postgres | mongodb) ;; *) die "BAAS_STORE must be postgres or mongodb (got $STORE)" ;; esac
@@ -157,6 +211,7 @@ build_tool mailpit "$MAILPIT_MODULE" "$MAILPIT_VERSION" . \
 build_tool versitygw "$VERSITYGW_MODULE" "$VERSITYGW_VERSION" ./cmd/versitygw \
   "-s -w -X main.Version=$VERSITYGW_VERSION -X main.Build=baas-tools"
 build_tool nats-server "$NATS_MODULE" "$NATS_VERSION" . "-s -w"
+build_k8s_tools
 
 # Quick sanity check: a binary that cannot even print its version is rebuilt next time.
 if [ "$STORE" != postgres ] && ! "$BIN_DIR/ferretdb" --version >/dev/null 2>&1; then

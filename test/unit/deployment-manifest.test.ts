@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { createPublicKey } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
 import { assertionPrivateKey, assertionPublicKey } from '@baas/common';
@@ -38,6 +39,23 @@ function yamlDocs(...p: string[]): Doc[] {
 function envOf(container: Doc): Record<string, Doc> {
   return Object.fromEntries((container.env ?? []).map((e: Doc) => [e.name, e.value ?? e.valueFrom]));
 }
+
+/** A kustomize env file (KEY=VALUE lines, # comments), as the configMapGenerator reads it. */
+function envFile(...p: string[]): Record<string, string> {
+  return Object.fromEntries(
+    read(...p)
+      .split('\n')
+      .filter((l) => l.trim() !== '' && !l.trimStart().startsWith('#'))
+      .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
+  );
+}
+
+/** The base's shared settings: the generated ConfigMap baas-config. */
+const baseConfig = (): Record<string, string> => {
+  const kustomization: Doc = parse(read('deploy', 'k8s', 'base', 'kustomization.yaml'));
+  const gen = (kustomization.configMapGenerator as Doc[]).find((g) => g.name === 'baas-config');
+  return Object.assign({}, ...(gen.envs as string[]).map((f) => envFile('deploy', 'k8s', 'base', f)));
+};
 
 describe('deploy/services.json', () => {
   it('names six services, the gateway last, with distinct ports', () => {
@@ -122,7 +140,7 @@ describe('deploy/k8s/base follows deploy/services.json', () => {
   );
   const find = (kind: string, name: string): Doc =>
     docs.find((d) => d.kind === kind && d.metadata.name === name);
-  const config = find('ConfigMap', 'baas-config')!.data as Record<string, string>;
+  const config = baseConfig();
 
   it.each(services)('$name: Deployment, container port, PORT and Service port', (s) => {
     const container = find('Deployment', s.name)!.spec.template.spec.containers[0];
@@ -447,5 +465,160 @@ describe('each secret reaches only the services that need it', () => {
       ['deploy', 'k8s', 'base', 'secret.example.yaml'],
     ];
     for (const f of files) expect(read(...f)).not.toContain('INTERNAL_ASSERTION_SECRET');
+  });
+});
+
+/**
+ * Issue 13: one base shape for every Deployment (defaults/), the gateway's metrics port, OTLP
+ * egress and the tracing/stream settings in the ConfigMap.
+ */
+describe('deploy/k8s/base: the shared shape and what observability needs', () => {
+  const kustomization: Doc = parse(read('deploy', 'k8s', 'base', 'kustomization.yaml'));
+  const docs: Doc[] = (kustomization.resources as string[]).flatMap((f) =>
+    yamlDocs('deploy', 'k8s', 'base', f),
+  );
+  const deployment = (name: string): Doc =>
+    docs.find((d) => d.kind === 'Deployment' && d.metadata.name === name);
+  const targetNames = (path: string): string[] => {
+    const patch = (kustomization.patches as Doc[]).find((p) => p.path === path);
+    const m = /app\.kubernetes\.io\/name in \(([^)]*)\)/.exec(patch.target.labelSelector as string);
+    return m![1]!.split(',').sort();
+  };
+
+  it('applies defaults/deployment.yaml to every service and wait-for-migrations to every data owner', () => {
+    expect(targetNames('defaults/deployment.yaml')).toEqual([...names].sort());
+    expect(targetNames('defaults/wait-for-migrations.yaml')).toEqual(dataServices.map((s) => s.name).sort());
+  });
+
+  it.each(services)('$name: the Deployment holds no copy of the shared shape', (s) => {
+    const pod = deployment(s.name).spec.template.spec;
+    const c = pod.containers[0];
+    for (const key of [
+      'startupProbe',
+      'readinessProbe',
+      'livenessProbe',
+      'lifecycle',
+      'securityContext',
+      'envFrom',
+    ])
+      expect(c[key]).toBeUndefined();
+    for (const key of ['securityContext', 'automountServiceAccountToken', 'topologySpreadConstraints'])
+      expect(pod[key]).toBeUndefined();
+    // every container writes only to its /tmp emptyDir (read-only root filesystem)
+    expect(c.volumeMounts.find((m: Doc) => m.mountPath === '/tmp')).toBeDefined();
+  });
+
+  it('names NATS_STREAM_REPLICAS and the OpenTelemetry settings in the ConfigMap (tracing off by default)', () => {
+    const config = baseConfig();
+    expect(config.NATS_STREAM_REPLICAS).toBe('1');
+    expect(config.OTEL_EXPORTER_OTLP_ENDPOINT).toBe('');
+    expect(config.OTEL_TRACES_SAMPLER).toBe('parentbased_traceidratio');
+    expect(Number(config.OTEL_TRACES_SAMPLER_ARG)).toBeGreaterThan(0);
+  });
+
+  it('declares the gateway’s metrics port (GATEWAY_METRICS_PORT) and lets the monitoring namespace scrape it', () => {
+    const c = deployment('gateway').spec.template.spec.containers[0];
+    const metrics = c.ports.find((p: Doc) => p.name === 'metrics');
+    expect(String(metrics.containerPort)).toBe(envOf(c).GATEWAY_METRICS_PORT);
+    const scrape = docs.find((d) => d.kind === 'NetworkPolicy' && d.metadata.name === 'allow-metrics-scrape');
+    expect(scrape.spec.ingress[0].ports.map((p: Doc) => p.port)).toEqual(['http', 'metrics']);
+    // the public Service exposes only the public port
+    const service = docs.find((d) => d.kind === 'Service' && d.metadata.name === 'gateway');
+    expect(service.spec.ports.map((p: Doc) => p.targetPort)).toEqual(['http']);
+  });
+
+  it('allows egress to an OpenTelemetry collector (OTLP 4317/4318)', () => {
+    const egress = docs.find(
+      (d) => d.kind === 'NetworkPolicy' && d.metadata.name === 'allow-egress-dns-and-dependencies',
+    );
+    const ports = egress.spec.egress.flatMap((r: Doc) => r.ports.map((p: Doc) => p.port));
+    expect(ports).toEqual(expect.arrayContaining([4317, 4318]));
+  });
+});
+
+/** kustomize from scripts/install-infra.sh's tools, or on PATH; rendered checks skip without it. */
+const KUSTOMIZE = [
+  join(process.env.BAAS_TOOLS_DIR ?? join(homedir(), '.cache', 'baas-tools'), 'bin', 'kustomize'),
+  ...(process.env.PATH ?? '').split(':').map((d) => join(d, 'kustomize')),
+].find((p) => existsSync(p));
+const describeRendered = KUSTOMIZE ? describe : describe.skip;
+
+describeRendered('deploy/k8s/overlays/production (rendered with kustomize)', () => {
+  const rendered: Doc[] = parseAllDocuments(
+    execFileSync(KUSTOMIZE!, ['build', join(ROOT, 'deploy', 'k8s', 'overlays', 'production')], {
+      encoding: 'utf8',
+      maxBuffer: 16 * 1024 * 1024,
+    }),
+  ).map((d) => d.toJS());
+  const of = (kind: string) => rendered.filter((d) => d.kind === kind);
+  const hpas = of('HorizontalPodAutoscaler');
+  const hpaOf = (name: string): Doc => hpas.find((h) => h.spec.scaleTargetRef.name === name);
+  const selects = (selector: Doc, labels: Record<string, string>) =>
+    Object.entries(selector.matchLabels as Record<string, string>).every(([k, v]) => labels[k] === v);
+
+  it.each(services)('$name: at least 2 replicas (or an HPA with minReplicas >= 2) and a PDB', (s) => {
+    const d = of('Deployment').find((x) => x.metadata.name === s.name)!;
+    const hpa = hpaOf(s.name);
+    if (hpa) {
+      expect(hpa.spec.minReplicas).toBeGreaterThanOrEqual(2);
+      // the HPA owns the count: an apply must not reset it
+      expect(d.spec.replicas).toBeUndefined();
+    } else {
+      expect(d.spec.replicas).toBeGreaterThanOrEqual(2);
+    }
+    const pdbs = of('PodDisruptionBudget').filter((p) =>
+      selects(p.spec.selector, d.spec.template.metadata.labels),
+    );
+    expect(pdbs).toHaveLength(1);
+  });
+
+  it('autoscales gateway, auth and data', () => {
+    expect(hpas.map((h) => h.spec.scaleTargetRef.name).sort()).toEqual(['auth', 'data', 'gateway']);
+  });
+
+  it('generates a hash-suffixed baas-config that every Deployment reads', () => {
+    const [config] = of('ConfigMap').filter((c) => c.metadata.name.startsWith('baas-config'));
+    expect(config.metadata.name).toMatch(/^baas-config-[a-z0-9]{10}$/);
+    for (const d of of('Deployment'))
+      expect(d.spec.template.spec.containers[0].envFrom[0].configMapRef.name).toBe(config.metadata.name);
+    expect(config.data.NATS_STREAM_REPLICAS).toBe('3');
+    expect(config.data.TRUST_PROXY).toBe('1');
+    expect(config.data.OTEL_EXPORTER_OTLP_ENDPOINT).toMatch(/^https?:\/\/.+:4318$/);
+  });
+
+  it('exposes the gateway through an Ingress, reachable from the ingress controller only', () => {
+    const [ingress] = of('Ingress');
+    const backend = ingress.spec.rules[0].http.paths[0].backend.service;
+    expect(backend).toEqual({ name: 'gateway', port: { name: 'http' } });
+    const policy = of('NetworkPolicy').find((p) => p.metadata.name === 'allow-gateway-ingress')!;
+    expect(policy.spec.ingress[0].from[0].namespaceSelector).toBeDefined();
+  });
+
+  it('mounts every secret as a file: no secretKeyRef, every *_FILE inside a mounted Secret', () => {
+    for (const w of [...of('Deployment'), ...of('Job')]) {
+      const pod = w.spec.template.spec;
+      const secretVolumes = new Set(
+        (pod.volumes as Doc[]).filter((v) => v.secret).map((v) => v.name as string),
+      );
+      for (const c of [...pod.containers, ...(pod.initContainers ?? [])] as Doc[]) {
+        const where = `${w.kind}/${w.metadata.name}/${c.name}`;
+        for (const e of (c.env ?? []) as Doc[]) {
+          expect([where, e.valueFrom?.secretKeyRef]).toEqual([where, undefined]);
+          if (!(e.name as string).endsWith('_FILE')) continue;
+          const mount = (c.volumeMounts as Doc[]).find((m) =>
+            (e.value as string).startsWith(`${m.mountPath}/`),
+          );
+          expect([where, e.name, mount && secretVolumes.has(mount.name)]).toEqual([where, e.name, true]);
+        }
+      }
+    }
+  });
+
+  it('runs the migrations in the Jobs, never at boot', () => {
+    for (const s of dataServices) {
+      const d = of('Deployment').find((x) => x.metadata.name === s.name)!;
+      expect(envOf(d.spec.template.spec.containers[0]).DB_MIGRATE_ON_BOOT).toBe('false');
+      expect(of('Job').find((j) => j.metadata.name === `migrate-${s.name}`)).toBeDefined();
+    }
   });
 });
