@@ -5,6 +5,7 @@ module.exports = {
   moduleNameMapper: {
     '^@baas/common$': '<rootDir>/packages/common/src/index.ts',
     '^@baas/common/(mongo|postgres)$': '<rootDir>/packages/common/src/$1/index.ts',
+    '^@baas/common/telemetry$': '<rootDir>/packages/common/src/telemetry.ts',
   },
   modulePathIgnorePatterns: ['<rootDir>/.*/dist/', '<rootDir>/.stack/'],
   rootDir: __dirname,

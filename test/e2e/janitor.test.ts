@@ -106,7 +106,7 @@ describe('janitor', () => {
     );
     const total = metrics
       .flatMap((m) => m.split('\n'))
-      .filter((l) => l.startsWith('janitor_items_processed_total{') && l.includes('task="purge-trash"'))
+      .filter((l) => l.startsWith('baas_janitor_items_processed_total{') && l.includes('task="purge-trash"'))
       .reduce((sum, l) => sum + Number(l.split(' ').pop()), 0);
     expect(total).toBeGreaterThanOrEqual(1);
     await handle.stop();

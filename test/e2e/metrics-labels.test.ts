@@ -24,7 +24,7 @@ async function scrape(url: string): Promise<string> {
 function routes(exposition: string): string[] {
   return [
     ...new Set(
-      [...exposition.matchAll(/^http_server_request_duration_seconds_count\{([^}]*)\}/gm)].map(
+      [...exposition.matchAll(/^baas_http_server_request_duration_seconds_count\{([^}]*)\}/gm)].map(
         (m) => /route="([^"]*)"/.exec(m[1] ?? '')?.[1] ?? '',
       ),
     ),

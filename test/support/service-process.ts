@@ -27,6 +27,8 @@ export class ServiceProcess {
   async start(): Promise<void> {
     const stack = stackEnv();
     const databaseUrl = this.env.DATABASE_URL ?? stackDatabaseUrl(this.service, stack);
+    // a test may bring its own secrets (and a NATS of its own, without users)
+    const secret = (name: string) => this.env[name] ?? stackSecret(name);
     const logDir = join(ROOT, '.stack', 'logs');
     mkdirSync(logDir, { recursive: true });
     const log = createWriteStream(join(logDir, `test-${this.service}-${this.port}.log`), { flags: 'a' });
@@ -35,20 +37,20 @@ export class ServiceProcess {
         PATH: process.env.PATH ?? '',
         // what the stack gives each service: the gateway signs assertions, the others verify them
         ...(this.service === 'gateway'
-          ? { GATEWAY_ASSERTION_PRIVATE_KEY: stackSecret('GATEWAY_ASSERTION_PRIVATE_KEY') }
+          ? { GATEWAY_ASSERTION_PRIVATE_KEY: secret('GATEWAY_ASSERTION_PRIVATE_KEY') }
           : {}),
         ...(['auth', 'data', 'storage', 'mail'].includes(this.service)
-          ? { GATEWAY_ASSERTION_PUBLIC_KEY: stackSecret('GATEWAY_ASSERTION_PUBLIC_KEY') }
+          ? { GATEWAY_ASSERTION_PUBLIC_KEY: secret('GATEWAY_ASSERTION_PUBLIC_KEY') }
           : {}),
-        ...(this.service === 'auth' ? { AUTH_SECRET: stackSecret('AUTH_SECRET') } : {}),
+        ...(this.service === 'auth' ? { AUTH_SECRET: secret('AUTH_SECRET') } : {}),
         ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
         // auth and mail seal and open the codes of verification and reset events with it
         ...(this.service === 'auth' || this.service === 'mail'
-          ? { MAIL_ENVELOPE_KEY: stackSecret('MAIL_ENVELOPE_KEY') }
+          ? { MAIL_ENVELOPE_KEY: secret('MAIL_ENVELOPE_KEY') }
           : {}),
         NATS_URL: stack.NATS_URL ?? 'nats://127.0.0.1:4222',
         // its own NATS user, as the stack gives it (a server without users ignores it)
-        ...stackServiceNats(this.service),
+        ...(this.env.NATS_USER === undefined ? stackServiceNats(this.service) : {}),
         REDIS_URL: stack.REDIS_URL ?? 'redis://127.0.0.1:6379',
         AUTH_URL: stack.AUTH_URL ?? 'http://127.0.0.1:8081',
         LOG_LEVEL: 'warn',

@@ -4,6 +4,7 @@ import { LRUCache } from 'lru-cache';
 import { z } from 'zod';
 import type { NextFunction, Request, Response } from 'express';
 import { AppError, errors } from './errors';
+import { setContextProjectId } from './request-context';
 import {
   isProjectIdString,
   trustedProjectId,
@@ -210,6 +211,7 @@ export function requireGatewayAssertion(publicKey: KeyObject, audience: ServiceN
         ...(claims.settings ? { settings: claims.settings } : {}),
         ...(claims.clientIp ? { clientIp: claims.clientIp } : {}),
       };
+      if (claims.projectId) setContextProjectId(claims.projectId);
       next();
     } catch (e) {
       const reason = e instanceof joseErrors.JOSEError ? e.code : 'invalid';

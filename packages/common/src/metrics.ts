@@ -1,5 +1,14 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import client from 'prom-client';
 import type { NextFunction, Request, Response } from 'express';
+
+/**
+ * Every metric the platform defines starts with this (Prometheus naming: one prefix for the
+ * application). The runtime's default metrics (`process_*`, `nodejs_*`) keep their usual names,
+ * which the common Node.js dashboards and alerts expect.
+ */
+export const METRIC_PREFIX = 'baas_';
 
 /** One registry per process, default metrics plus a request histogram with bounded labels. */
 export interface Metrics {
@@ -7,17 +16,54 @@ export interface Metrics {
   httpDuration: client.Histogram<'method' | 'route' | 'status_code'>;
 }
 
-export function createMetrics(service: string): Metrics {
+export interface MetricsOptions {
+  /** The store the process's DATABASE_URL names; `none` for the gateway and the janitor. */
+  store?: 'postgres' | 'mongodb' | 'none';
+  /** The release; the root package.json's version when not given. */
+  version?: string;
+}
+
+/** The release this process runs: the monorepo's version (every package is versioned with it). */
+export function platformVersion(): string {
+  // dist/ or src/ of packages/common: the root package.json is three levels up (also in the image).
+  for (const file of [
+    path.resolve(__dirname, '../../../package.json'),
+    path.resolve(__dirname, '../package.json'),
+  ]) {
+    try {
+      const v = (JSON.parse(fs.readFileSync(file, 'utf8')) as { version?: unknown }).version;
+      if (typeof v === 'string') return v;
+    } catch {
+      // not there (a trimmed image): try the next
+    }
+  }
+  return 'unknown';
+}
+
+export function createMetrics(service: string, opts: MetricsOptions = {}): Metrics {
   const registry = new client.Registry();
   registry.setDefaultLabels({ service });
   client.collectDefaultMetrics({ register: registry });
   const httpDuration = new client.Histogram({
-    name: 'http_server_request_duration_seconds',
+    name: `${METRIC_PREFIX}http_server_request_duration_seconds`,
     help: 'HTTP request duration by route template',
     labelNames: ['method', 'route', 'status_code'] as const,
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [registry],
   });
+  new client.Gauge({
+    name: `${METRIC_PREFIX}build_info`,
+    help: 'Always 1: the release, Node.js version and store this process runs with',
+    labelNames: ['version', 'node_version', 'store'] as const,
+    registers: [registry],
+  }).set(
+    {
+      version: opts.version ?? platformVersion(),
+      node_version: process.version,
+      store: opts.store ?? 'none',
+    },
+    1,
+  );
   return { registry, httpDuration };
 }
 

@@ -9,6 +9,8 @@ import { context as otelContext, propagation } from '@opentelemetry/api';
 export interface AmbientContext {
   requestId: string | null;
   traceparent?: string;
+  /** The tenant, once known (the verified assertion, the event): log lines carry it. */
+  projectId?: string;
 }
 
 const storage = new AsyncLocalStorage<AmbientContext>();
@@ -19,6 +21,12 @@ export function runWithContext<T>(ctx: AmbientContext, fn: () => T): T {
 
 export function currentContext(): AmbientContext | undefined {
   return storage.getStore();
+}
+
+/** Records the tenant of the request being handled, for everything logged from here on. */
+export function setContextProjectId(projectId: string): void {
+  const ctx = storage.getStore();
+  if (ctx) ctx.projectId = projectId;
 }
 
 const TRACEPARENT = /^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/;

@@ -1,4 +1,5 @@
 import type { JetStreamClient } from '@nats-io/jetstream';
+import type { EventsObserver } from './events/observer';
 import type { Logger } from './logger';
 import type { ReadinessCheck } from './http/bootstrap';
 import { followEvents } from './events/follow-events';
@@ -18,6 +19,8 @@ export interface RevocationFeedOptions {
   /** The longest access-token lifetime the service's verifier accepts (its `maxLifetimeSeconds`). */
   maxTokenLifetimeSeconds?: number;
   sweepIntervalMs?: number;
+  /** Counts the events the list applies (consumer `revocations`). */
+  observer?: EventsObserver;
 }
 
 /**
@@ -37,6 +40,8 @@ export async function startRevocationFeed(
     types: ['auth.session_revoked', 'user.deleted'],
     since: new Date(Date.now() - windowMs),
     onEvent: (e) => void list.apply(e),
+    name: 'revocations',
+    observer: opts.observer,
   });
   const sweep = setInterval(() => list.sweep(), opts.sweepIntervalMs ?? 60_000);
   sweep.unref();

@@ -2,6 +2,8 @@ import type { Db, MongoClient } from 'mongodb';
 import type { Pool } from 'pg';
 import type { NatsConnection } from '@nats-io/nats-core';
 import type { Logger } from './logger';
+import type { Metrics } from './metrics';
+import { eventMetrics } from './messaging-metrics';
 import type { ReadinessCheck } from './http/bootstrap';
 import type { StoreLocation } from './store';
 import type { ProcessedEvents } from './events/idempotency';
@@ -99,17 +101,27 @@ export async function connectServiceInfra(
   },
   logger: Logger,
   migrationsDir: string,
-  storeOptions: Pick<StoreOptions, 'statementTimeoutMs'> = {},
+  storeOptions: Pick<StoreOptions, 'statementTimeoutMs'> & {
+    /** The process's registry: the bus reports what it publishes and consumes there. */
+    metrics?: Metrics;
+  } = {},
 ): Promise<ServiceInfra> {
   // A bad NATS setting fails the boot before anything is connected.
   const natsClient = natsClientOptions(config, service);
   const db = await connectStore(service, config.DATABASE_URL, logger, {
     migrationsDir,
     migrate: config.DB_MIGRATE_ON_BOOT,
-    ...storeOptions,
+    ...(storeOptions.statementTimeoutMs !== undefined
+      ? { statementTimeoutMs: storeOptions.statementTimeoutMs }
+      : {}),
   });
   const nc = await connectNats(config.NATS_URL, `baas-${service}`, logger, natsClient);
-  const bus = await JetStreamBus.create(nc, logger, { replicas: config.NATS_STREAM_REPLICAS });
+  const bus = await JetStreamBus.create(
+    nc,
+    logger,
+    { replicas: config.NATS_STREAM_REPLICAS },
+    storeOptions.metrics ? eventMetrics(storeOptions.metrics) : undefined,
+  );
   // Every event consumer keeps idempotency records; the janitor has them pruned by retention.
   const prune = isEventConsumer(service)
     ? answerProcessedEventsPrune(

@@ -3,6 +3,7 @@ import {
   createServiceApp,
   requireGatewayAssertion,
   type Logger,
+  type Metrics,
   type ReadinessCheck,
   type ServiceApp,
 } from '@baas/common';
@@ -22,6 +23,8 @@ export interface AuthAppDeps {
   /** The gateway's public key (GATEWAY_ASSERTION_PUBLIC_KEY): verifies, never signs. */
   assertionPublicKey: KeyObject;
   readiness: ReadinessCheck[];
+  /** The process's registry (one is made when not given). */
+  metrics?: Metrics;
   projects: ProjectDeps;
   auth: AuthDeps;
   /** The audit log (read here; appended by the `audit.recorded` consumer and signing-key rotation). */
@@ -30,7 +33,12 @@ export interface AuthAppDeps {
 
 /** The auth service's HTTP app; what tests build with real adapters. */
 export function createApp(deps: AuthAppDeps): ServiceApp {
-  const svc = createServiceApp({ service: 'auth', logger: deps.logger, readiness: deps.readiness });
+  const svc = createServiceApp({
+    service: 'auth',
+    logger: deps.logger,
+    readiness: deps.readiness,
+    metrics: deps.metrics,
+  });
   const { app } = svc;
   // Public: verifiers fetch the keys directly, without an assertion.
   app.use(jwksRoutes(deps.auth.keys));

@@ -1,9 +1,11 @@
 import path from 'node:path';
-import { startTelemetry } from '@baas/common';
+import { startTelemetry } from '@baas/common/telemetry';
 const telemetry = startTelemetry('auth');
 
 import {
   createLogger,
+  createMetrics,
+  outboxMetrics,
   idempotent,
   JANITOR_SUBJECTS,
   redactConfig,
@@ -28,11 +30,12 @@ async function main(): Promise<void> {
   const logger = createLogger('auth', config.LOG_LEVEL);
   logger.info({ config: redactConfig(config) }, 'starting');
 
-  const infra = await connectServiceInfra('auth', config, logger, MIGRATIONS_DIR);
+  const metrics = createMetrics('auth', { store: config.DATABASE_URL.kind });
+  const infra = await connectServiceInfra('auth', config, logger, MIGRATIONS_DIR, { metrics });
   const { nc, bus } = infra;
 
-  const auth = await wireAuth(infra.store, config, logger, bus);
-  auth.relay.start();
+  const auth = await wireAuth(infra.store, config, logger, bus, { metrics });
+  auth.relay.start(outboxMetrics(metrics));
   auth.deps.keys.startAutoReload();
   const retireTimer = setInterval(() => {
     auth.deps.keys
@@ -63,6 +66,7 @@ async function main(): Promise<void> {
 
   const serviceApp = createApp({
     logger,
+    metrics,
     assertionPublicKey: config.GATEWAY_ASSERTION_PUBLIC_KEY,
     readiness: infra.readiness,
     projects: {

@@ -220,6 +220,25 @@ export interface PasswordHasher {
   dummyVerify(password: string): Promise<void>;
 }
 
+/** What password hashing reports for metrics. */
+export interface PasswordHashObserver {
+  /** One argon2 computation (not its wait for a slot). */
+  computed(operation: 'hash' | 'verify', seconds: number): void;
+  /** Calls waiting for a slot, read when metrics are scraped. */
+  watchQueue(depth: () => number): void;
+}
+
+/**
+ * How a login attempt ended: tokens issued, wrong email or password, refused by the account
+ * throttle, email not verified yet, hashing saturated (503), or another error.
+ */
+export type LoginOutcome = 'success' | 'failure' | 'throttled' | 'unverified' | 'busy' | 'error';
+
+/** What the end-user use cases report for metrics. */
+export interface AuthObserver {
+  login(outcome: LoginOutcome): void;
+}
+
 /**
  * The audit log of admin actions (the auth service keeps every service's entries). Append-only:
  * no API writes or deletes entries, and deleting a project leaves its entries in place.

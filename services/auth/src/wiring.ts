@@ -5,6 +5,7 @@ import {
   type Closer,
   type EventPublisher,
   type Logger,
+  type Metrics,
   type ProcessedEvents,
   type ServiceStore,
 } from '@baas/common';
@@ -26,6 +27,7 @@ import { Argon2Hasher } from './adapters/argon2-hasher';
 import { RedisLoginThrottle } from './adapters/redis-login-throttle';
 import type { OutboxRelayLoop, RelayOptions, StoreAdapters } from './adapters/store-adapters';
 import { auditLogOn } from './adapters/audit-log';
+import { authMetrics } from './metrics';
 
 type AuthSettings = Pick<
   AuthConfig,
@@ -69,6 +71,8 @@ export interface AuthWiring {
 
 export interface WiringOptions extends RelayOptions {
   clock?: () => Date;
+  /** The process's registry: argon2 and login metrics are recorded there. */
+  metrics?: Metrics;
 }
 
 /**
@@ -88,6 +92,7 @@ export async function wireAuth(
   const secrets = deriveAuthKeys(config.AUTH_SECRET);
   const keys = new KeyStore(adapters.signingKeys, secrets.signingKeyWrap, logger, clock);
   await keys.init();
+  const observed = opts.metrics ? authMetrics(opts.metrics) : undefined;
   const hasher = new Argon2Hasher(
     {
       memoryCost: config.ARGON2_MEMORY_KIB,
@@ -98,6 +103,7 @@ export async function wireAuth(
       concurrency: config.PASSWORD_HASH_CONCURRENCY,
       queueMax: config.PASSWORD_HASH_QUEUE_MAX,
       onBusy: authErrors.busy,
+      observer: observed?.hasher,
     },
   );
   await hasher.init();
@@ -121,6 +127,7 @@ export async function wireAuth(
     mailEnvelopeKey: config.MAIL_ENVELOPE_KEY,
     clock,
     ids: { userId: adapters.ids.userId, familyId: () => randomBytes(16).toString('hex') },
+    observer: observed?.auth,
     policy: {
       accessTokenTtlSeconds: config.ACCESS_TOKEN_TTL_SECONDS,
       refreshTokenTtlSeconds: config.REFRESH_TOKEN_TTL_SECONDS,

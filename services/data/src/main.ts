@@ -1,9 +1,11 @@
 import path from 'node:path';
-import { startTelemetry } from '@baas/common';
+import { startTelemetry } from '@baas/common/telemetry';
 const telemetry = startTelemetry('data');
 
 import {
   createLogger,
+  createMetrics,
+  outboxMetrics,
   redactConfig,
   remoteAccessTokenVerifier,
   runService,
@@ -27,13 +29,15 @@ async function main(): Promise<void> {
   const logger = createLogger('data', config.LOG_LEVEL);
   logger.info({ config: redactConfig(config) }, 'starting');
 
+  const metrics = createMetrics('data', { store: config.DATABASE_URL.kind });
   const infra = await connectServiceInfra('data', config, logger, MIGRATIONS_DIR, {
     // Every user-driven query is bounded; internal statements are all index lookups.
     statementTimeoutMs: config.QUERY_MAX_TIME_MS,
+    metrics,
   });
   const { nc, bus } = infra;
   // Ended sessions and deleted users, refused without a call per request; ready once caught up.
-  const revocations = await startRevocationFeed(bus.js, logger);
+  const revocations = await startRevocationFeed(bus.js, logger, { observer: bus.observer });
 
   const { deps, relay } = await wireData({
     store: infra.store,
@@ -43,7 +47,7 @@ async function main(): Promise<void> {
     limits: { defaultDocumentQuota: config.DEFAULT_DOCUMENT_QUOTA, queryMaxTimeMs: config.QUERY_MAX_TIME_MS },
     outboxIntervalMs: config.OUTBOX_INTERVAL_MS,
   });
-  relay.start();
+  relay.start(outboxMetrics(metrics));
   const projectDeleted = await consumeProjectDeleted(bus, infra.processed, deps);
   const janitor = answerJanitor(nc, JANITOR_SUBJECTS.purgeTrash, logger, (cmd) =>
     purgeTrash(deps, cmd, config.TRASH_GRACE_PERIOD_SECONDS),
@@ -51,6 +55,7 @@ async function main(): Promise<void> {
 
   const serviceApp = createApp({
     logger,
+    metrics,
     assertionPublicKey: config.GATEWAY_ASSERTION_PUBLIC_KEY,
     readiness: [...infra.readiness, revocations.readiness],
     data: deps,

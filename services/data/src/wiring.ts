@@ -5,6 +5,7 @@ import {
   type AccessTokenVerifier,
   type EventPublisher,
   type Logger,
+  type OutboxObserver,
   type ServiceStore,
 } from '@baas/common';
 import type { DataDeps, DataLimits } from './ports';
@@ -12,7 +13,7 @@ import type { DataDeps, DataLimits } from './ports';
 export interface DataWiring {
   deps: DataDeps;
   /** Publishes what writes recorded; start it, flush it in tests, stop it at shutdown. */
-  relay: { start(): void; stop(): Promise<void>; flush(): Promise<void> };
+  relay: { start(observer?: OutboxObserver): void; stop(): Promise<void>; flush(): Promise<void> };
 }
 
 export interface DataWiringOptions {

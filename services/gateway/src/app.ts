@@ -6,6 +6,7 @@ import {
   createMetrics,
   errors,
   pickRequestId,
+  setServerRoute,
   signAssertion,
   toAppError,
   type Logger,
@@ -24,6 +25,7 @@ import { sendError, sendJson, header, type Exchange } from './http/exchange';
 import { applyHeaders, securityHeaders } from './http/security-headers';
 import { Upstream } from './http/upstream';
 import { readiness as readinessAnswer } from './http/health';
+import { gatewayMetrics } from './metrics';
 
 export interface GatewayDeps {
   logger: Logger;
@@ -58,6 +60,8 @@ export interface GatewayApp {
  */
 export function createApp(deps: GatewayDeps): GatewayApp {
   const metrics = deps.metrics ?? createMetrics('gateway');
+  const targets = Object.keys(deps.upstreams) as Array<keyof GatewayDeps['upstreams']>;
+  const observer = gatewayMetrics(metrics, targets);
   const trust = parseTrustProxy(deps.trustProxy);
   const headers = securityHeaders();
   const authenticate = authenticator({ directory: deps.directory, adminToken: deps.adminToken });
@@ -66,13 +70,14 @@ export function createApp(deps: GatewayDeps): GatewayApp {
     globalWindowSeconds: deps.limits.globalWindowSeconds,
     auth: deps.authLimiter,
     authWindowSeconds: deps.limits.authWindowSeconds,
+    observer,
   };
   const key = deps.assertionPrivateKey;
   const issuer = new AssertionIssuer((aud, claims) => signAssertion(key, aud, claims));
   const upstreams = new Map<ServiceName, Upstream>(
-    (Object.keys(deps.upstreams) as Array<keyof GatewayDeps['upstreams']>).map((s) => [
+    targets.map((s) => [
       s,
-      new Upstream(s, deps.upstreams[s], deps.logger, deps.upstreamTimeoutMs),
+      new Upstream(s, deps.upstreams[s], deps.logger, deps.upstreamTimeoutMs, observer),
     ]),
   );
   let draining = false;
@@ -91,6 +96,8 @@ export function createApp(deps: GatewayDeps): GatewayApp {
         {
           req: { id: ex.id, method: ex.req.method, url: ex.path },
           res: { statusCode: status },
+          requestId: ex.id,
+          projectId: ex.project?.projectId,
           responseTime: Math.round(seconds * 1000),
         },
         'request completed',
@@ -105,6 +112,7 @@ export function createApp(deps: GatewayDeps): GatewayApp {
     if (answerPreflight(ex)) return;
     ex.route = matchRoute(ex.path);
     if (!ex.route) return sendError(ex, errors.routeNotFound());
+    setServerRoute(ex.route.prefix);
     const limited = await applyRateLimits(ex, limits);
     if (limited) return sendError(ex, limited);
     const refused = await authenticate(ex);
@@ -142,7 +150,7 @@ export function createApp(deps: GatewayDeps): GatewayApp {
     res.once('finish', () => finished(ex, started));
     handle(ex).catch((err: unknown) => {
       const known = toAppError(err);
-      if (!known) log.error({ err, requestId: ex.id }, 'unhandled error');
+      if (!known) log.error({ err, requestId: ex.id, projectId: ex.project?.projectId }, 'unhandled error');
       sendError(ex, known ?? new AppError(500, 'INTERNAL', 'Internal server error'));
     });
   };

@@ -1,4 +1,4 @@
-import { startTelemetry } from '@baas/common';
+import { startTelemetry } from '@baas/common/telemetry';
 const telemetry = startTelemetry('gateway');
 
 import { Redis } from 'ioredis';

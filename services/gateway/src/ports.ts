@@ -25,3 +25,17 @@ export interface RateLimitResult {
 export interface RateLimiter {
   consume(key: string): Promise<RateLimitResult>;
 }
+
+/** The gateway's limiters, by the name metrics know them by. */
+export type LimiterName = 'global' | 'auth';
+
+/** Why a forwarded request got no answer from its service. */
+export type UpstreamFailure = 'unavailable' | 'timeout' | 'reset' | 'broken';
+
+/** What the gateway reports for metrics (no metrics library behind this interface). */
+export interface GatewayObserver {
+  rateLimited(limiter: LimiterName): void;
+  /** A service answered; `seconds` from sending the request to the answer's last byte. */
+  upstreamAnswered(target: string, status: number, seconds: number): void;
+  upstreamFailed(target: string, reason: UpstreamFailure): void;
+}

@@ -1,23 +1,23 @@
 import client from 'prom-client';
-import type { Metrics } from '@baas/common';
+import { METRIC_PREFIX, type Metrics } from '@baas/common';
 import type { SweepObserver } from './domain/sweep';
 
-/** janitor_* metrics: items purged, sweep duration and failures per task (bounded labels). */
+/** baas_janitor_* metrics: items purged, sweep duration and failures per task (bounded labels). */
 export function sweepMetrics(metrics: Metrics): SweepObserver {
   const processed = new client.Counter({
-    name: 'janitor_items_processed_total',
+    name: `${METRIC_PREFIX}janitor_items_processed_total`,
     help: 'Items purged or reconciled by the janitor',
     labelNames: ['task'] as const,
     registers: [metrics.registry],
   });
   const failures = new client.Counter({
-    name: 'janitor_task_failures_total',
+    name: `${METRIC_PREFIX}janitor_task_failures_total`,
     help: 'Janitor task runs that failed',
     labelNames: ['task'] as const,
     registers: [metrics.registry],
   });
   const duration = new client.Histogram({
-    name: 'janitor_task_duration_seconds',
+    name: `${METRIC_PREFIX}janitor_task_duration_seconds`,
     help: 'Duration of one janitor task within a sweep',
     labelNames: ['task'] as const,
     buckets: [0.01, 0.1, 0.5, 1, 5, 15, 60, 300],

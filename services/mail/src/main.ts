@@ -1,7 +1,14 @@
-import { startTelemetry } from '@baas/common';
+import { startTelemetry } from '@baas/common/telemetry';
 const telemetry = startTelemetry('mail');
 
-import { createLogger, redactConfig, runService, connectServiceInfra, runMain } from '@baas/common';
+import {
+  createLogger,
+  createMetrics,
+  redactConfig,
+  runService,
+  connectServiceInfra,
+  runMain,
+} from '@baas/common';
 import { loadMailConfig } from './config';
 import { createApp } from './app';
 import { startConsumers } from './consumers';
@@ -14,7 +21,8 @@ async function main(): Promise<void> {
   const logger = createLogger('mail', config.LOG_LEVEL);
   logger.info({ config: redactConfig(config) }, 'starting');
 
-  const infra = await connectServiceInfra('mail', config, logger, MIGRATIONS_DIR);
+  const metrics = createMetrics('mail', { store: config.DATABASE_URL.kind });
+  const infra = await connectServiceInfra('mail', config, logger, MIGRATIONS_DIR, { metrics });
   const { bus } = infra;
 
   const mailer = new SmtpMailer({
@@ -31,6 +39,7 @@ async function main(): Promise<void> {
     store: infra.store,
     publisher: bus,
     logger,
+    metrics,
     mailer,
     limits: {
       defaultMonthly: config.DEFAULT_MAIL_MONTHLY_LIMIT,
@@ -54,6 +63,7 @@ async function main(): Promise<void> {
 
   const serviceApp = createApp({
     logger,
+    metrics,
     assertionPublicKey: config.GATEWAY_ASSERTION_PUBLIC_KEY,
     readiness: infra.readiness,
     mail: deps,

@@ -101,3 +101,18 @@ export interface Mailer {
 export interface IdGenerator {
   messageId(): string;
 }
+
+/** Which path a mail took: a platform mail for an auth event, an API send with a template or with direct content. */
+export type MailKind = 'system' | 'template' | 'direct';
+
+/**
+ * How it ended: accepted by the SMTP server, failed (after the retries), refused by a limit
+ * (monthly, or a system mail's daily and per-recipient caps), or dropped unsent (an
+ * undeliverable address, a template that does not render).
+ */
+export type MailOutcome = 'sent' | 'failed' | 'limited' | 'dropped';
+
+/** What the mail use cases report for metrics. */
+export interface MailObserver {
+  mail(kind: MailKind, outcome: MailOutcome): void;
+}

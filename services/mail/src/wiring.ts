@@ -1,13 +1,17 @@
 import path from 'node:path';
-import type {
-  Closer,
-  EventPublisher,
-  Logger,
-  MailEnvelopeKey,
-  ProcessedEvents,
-  ServiceStore,
+import {
+  outboxMetrics,
+  type Closer,
+  type EventPublisher,
+  type Logger,
+  type Metrics,
+  type OutboxObserver,
+  type MailEnvelopeKey,
+  type ProcessedEvents,
+  type ServiceStore,
 } from '@baas/common';
 import type { MailDeps, MailLimits, RetryPolicy } from './domain/deps';
+import { mailMetrics } from './metrics';
 import type { IdGenerator, Mailer, MessageRepository, TemplateRepository, UsageCounter } from './ports';
 
 /** This service's SQL migrations (PostgreSQL), next to src/ and dist/ in the package. */
@@ -26,6 +30,8 @@ export interface MailWiringOptions {
   linkBaseUrl?: string;
   /** How often the relay sweeps for events a crash left behind. */
   relayIntervalMs?: number;
+  /** The process's registry: the relay's and the use cases' metrics are recorded there. */
+  metrics?: Metrics;
 }
 
 /** The outbox relay, whichever store it drains. */
@@ -48,7 +54,7 @@ interface StoreAdapters {
   messages: MessageRepository;
   usage: UsageCounter;
   ids: IdGenerator;
-  relay: RelayHandle & { start(): void };
+  relay: RelayHandle & { start(observer?: OutboxObserver): void };
   processed: ProcessedEvents;
 }
 
@@ -59,7 +65,7 @@ interface StoreAdapters {
  */
 export async function wireMail(opts: MailWiringOptions): Promise<MailWiring> {
   const a = opts.store.kind === 'postgres' ? await postgresAdapters(opts) : await mongoAdapters(opts);
-  a.relay.start();
+  a.relay.start(opts.metrics ? outboxMetrics(opts.metrics) : undefined);
   const deps: MailDeps = {
     templates: a.templates,
     messages: a.messages,
@@ -73,6 +79,7 @@ export async function wireMail(opts: MailWiringOptions): Promise<MailWiring> {
     ...(opts.linkBaseUrl !== undefined ? { linkBaseUrl: opts.linkBaseUrl } : {}),
     now: () => new Date(),
     sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+    ...(opts.metrics ? { observer: mailMetrics(opts.metrics) } : {}),
   };
   return {
     deps,

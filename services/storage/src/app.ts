@@ -3,6 +3,7 @@ import {
   createServiceApp,
   requireGatewayAssertion,
   type Logger,
+  type Metrics,
   type ReadinessCheck,
   type ServiceApp,
 } from '@baas/common';
@@ -15,12 +16,19 @@ export interface StorageAppDeps {
   /** The gateway's public key (GATEWAY_ASSERTION_PUBLIC_KEY): verifies, never signs. */
   assertionPublicKey: KeyObject;
   readiness: ReadinessCheck[];
+  /** The process's registry (one is made when not given). */
+  metrics?: Metrics;
   files: FileDeps;
 }
 
 /** The storage service's HTTP app; what tests build with real adapters. */
 export function createApp(deps: StorageAppDeps): ServiceApp {
-  const svc = createServiceApp({ service: 'storage', logger: deps.logger, readiness: deps.readiness });
+  const svc = createServiceApp({
+    service: 'storage',
+    logger: deps.logger,
+    readiness: deps.readiness,
+    metrics: deps.metrics,
+  });
   const { app } = svc;
   app.use(requireGatewayAssertion(deps.assertionPublicKey, 'storage'));
   app.use('/api/storage', storageRoutes(deps.files));

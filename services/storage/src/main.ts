@@ -1,8 +1,9 @@
-import { startTelemetry } from '@baas/common';
+import { startTelemetry } from '@baas/common/telemetry';
 const telemetry = startTelemetry('storage');
 
 import {
   createLogger,
+  createMetrics,
   JANITOR_SUBJECTS,
   redactConfig,
   runService,
@@ -25,16 +26,18 @@ async function main(): Promise<void> {
   const logger = createLogger('storage', config.LOG_LEVEL);
   logger.info({ config: redactConfig(config) }, 'starting');
 
-  const infra = await connectServiceInfra('storage', config, logger, MIGRATIONS_DIR);
+  const metrics = createMetrics('storage', { store: config.DATABASE_URL.kind });
+  const infra = await connectServiceInfra('storage', config, logger, MIGRATIONS_DIR, { metrics });
   const { nc, bus } = infra;
   const store = await createObjectStore(config);
   // Ended sessions and deleted users, refused without a call per request; ready once caught up.
-  const revocations = await startRevocationFeed(bus.js, logger);
+  const revocations = await startRevocationFeed(bus.js, logger, { observer: bus.observer });
   const wired = await wireStorage({
     store: infra.store,
     objects: store,
     publisher: bus,
     logger,
+    metrics,
     limits: { maxFileBytes: config.MAX_FILE_BYTES, defaultQuotaBytes: config.DEFAULT_STORAGE_QUOTA_BYTES },
     publicBaseUrl: config.PUBLIC_FILES_BASE_URL,
     tokens: remoteAccessTokenVerifier(config.AUTH_URL, undefined, revocations.list),
@@ -44,6 +47,7 @@ async function main(): Promise<void> {
 
   const serviceApp = createApp({
     logger,
+    metrics,
     assertionPublicKey: config.GATEWAY_ASSERTION_PUBLIC_KEY,
     readiness: [
       ...infra.readiness,

@@ -85,3 +85,12 @@ export interface SweepCursor {
   get(): Promise<string | undefined>;
   set(after: string | undefined): Promise<void>;
 }
+
+/** How an upload ended: stored, over the file size limit, over the project's quota, or failed. */
+export type UploadOutcome = 'stored' | 'too_large' | 'quota_exceeded' | 'failed';
+
+/** What uploads report for metrics. */
+export interface UploadObserver {
+  /** `bytes`: the size of a stored file (0 otherwise). */
+  uploaded(outcome: UploadOutcome, bytes: number): void;
+}

@@ -1,14 +1,18 @@
 import path from 'node:path';
 import type { Collection } from 'mongodb';
-import type {
-  AccessTokenVerifier,
-  Closer,
-  EventPublisher,
-  Logger,
-  ProcessedEvents,
-  ServiceStore,
+import {
+  outboxMetrics,
+  type AccessTokenVerifier,
+  type Closer,
+  type EventPublisher,
+  type Logger,
+  type Metrics,
+  type OutboxObserver,
+  type ProcessedEvents,
+  type ServiceStore,
 } from '@baas/common';
 import type { FileDeps } from './domain/files/deps';
+import { uploadMetrics } from './upload-metrics';
 import type { FileRepository, ObjectStore, QuotaLedger, SweepCursor } from './ports';
 
 /** This service's SQL migrations (PostgreSQL), next to src/ and dist/ in the package. */
@@ -26,6 +30,8 @@ export interface StorageWiringOptions {
   tokens?: AccessTokenVerifier;
   /** How often the relay sweeps for events a crash left behind. */
   relayIntervalMs?: number;
+  /** The process's registry: the relay's and the use cases' metrics are recorded there. */
+  metrics?: Metrics;
 }
 
 /** The outbox relay, whichever store it drains. */
@@ -48,7 +54,7 @@ interface StoreAdapters {
   files: FileRepository;
   quota: QuotaLedger;
   cursor: SweepCursor;
-  relay: RelayHandle & { start(): void };
+  relay: RelayHandle & { start(observer?: OutboxObserver): void };
   processed: ProcessedEvents;
 }
 
@@ -59,7 +65,7 @@ interface StoreAdapters {
  */
 export async function wireStorage(opts: StorageWiringOptions): Promise<StorageWiring> {
   const adapters = opts.store.kind === 'postgres' ? await postgresAdapters(opts) : await mongoAdapters(opts);
-  adapters.relay.start();
+  adapters.relay.start(opts.metrics ? outboxMetrics(opts.metrics) : undefined);
   return {
     deps: {
       files: adapters.files,
@@ -68,6 +74,7 @@ export async function wireStorage(opts: StorageWiringOptions): Promise<StorageWi
       limits: opts.limits,
       publicBaseUrl: opts.publicBaseUrl,
       ...(opts.tokens ? { tokens: opts.tokens } : {}),
+      ...(opts.metrics ? { observer: uploadMetrics(opts.metrics) } : {}),
     },
     cursor: adapters.cursor,
     relay: adapters.relay,

@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import { headers, nanos, type MsgHdrs, type NatsConnection } from '@nats-io/nats-core';
 import {
   AckPolicy,
@@ -15,6 +16,8 @@ import type { Logger } from '../logger';
 import { runWithContext } from '../request-context';
 import type { EventType } from './catalogue';
 import { ClaimBusyError, type DeliveryInfo } from './idempotency';
+import { tracedConsume, tracedPublish } from './tracing';
+import type { ConsumeOutcome, ConsumerLag, EventsObserver } from './observer';
 import {
   DLQ_STREAM,
   DLQ_SUBJECT_PREFIX,
@@ -83,27 +86,35 @@ export class JetStreamBus implements EventPublisher {
     readonly js: JetStreamClient,
     readonly jsm: JetStreamManager,
     private readonly logger: Logger,
+    /** What is published and consumed, and each durable consumer's lag (metrics). */
+    readonly observer?: EventsObserver,
   ) {}
 
   static async create(
     nc: NatsConnection,
     logger: Logger,
     streams: StreamOptions = {},
+    observer?: EventsObserver,
   ): Promise<JetStreamBus> {
     const jsm = await jetstreamManager(nc);
     await ensureStreams(jsm, streams);
-    return new JetStreamBus(nc, jetstream(nc), jsm, logger);
+    return new JetStreamBus(nc, jetstream(nc), jsm, logger, observer);
   }
 
   async publish(event: EventEnvelope): Promise<void> {
     const h = headers();
-    if (event.traceparent) h.set('traceparent', event.traceparent);
     h.set('baas-event-type', event.type);
-    await this.js.publish(subjectFor(event.type), JSON.stringify(event), {
-      msgID: event.id,
-      headers: h,
-      timeout: 5000,
-    });
+    const subject = subjectFor(event.type);
+    try {
+      // The producer span's trace context goes into the headers (tracing off: the event's own).
+      await tracedPublish(subject, event, h, () =>
+        this.js.publish(subject, JSON.stringify(event), { msgID: event.id, headers: h, timeout: 5000 }),
+      );
+    } catch (e) {
+      this.observer?.publishFailed(event.type);
+      throw e;
+    }
+    this.observer?.published(event.type);
   }
 
   /**
@@ -159,13 +170,16 @@ export class JetStreamBus implements EventPublisher {
     // handler (an SMTP server that hangs) holds one slot, not the whole consumer. Nothing waits
     // in line for a retry: a failed message is nak'ed with its backoff and comes back later.
     const pool = new WorkerPool(concurrency);
+    const unwatch = this.observer?.watchConsumer(opts.durable, () => this.lagOf(opts.durable));
     const done = (async () => {
       for await (const m of messages) {
         const type =
           (m.headers as MsgHdrs | undefined)?.get('baas-event-type') ||
           m.subject.slice(EVENTS_SUBJECT_PREFIX.length + 1);
+        if (m.info.redelivered) this.observer?.redelivered(opts.durable);
         if (!wanted.has(type)) {
           m.ack();
+          this.observer?.consumed(opts.durable, 'ignored');
           continue;
         }
         await pool.run(() => this.handleOne(m, opts, delivery, logger));
@@ -173,6 +187,7 @@ export class JetStreamBus implements EventPublisher {
     })();
     return {
       stop: async () => {
+        unwatch?.();
         await messages.close();
         await done.catch(() => undefined);
         await pool.drain();
@@ -180,12 +195,41 @@ export class JetStreamBus implements EventPublisher {
     };
   }
 
+  /** A durable consumer's lag and dead letters, from JetStream (two API requests). */
+  private async lagOf(durable: string): Promise<ConsumerLag> {
+    const subject = `${DLQ_SUBJECT_PREFIX}.${durable}`;
+    const [consumer, dlq] = await Promise.all([
+      this.jsm.consumers.info(EVENTS_STREAM, durable),
+      this.jsm.streams.info(DLQ_STREAM, { subjects_filter: subject }),
+    ]);
+    return {
+      pending: consumer.num_pending,
+      ackPending: consumer.num_ack_pending,
+      deadLetters: dlq.state.subjects?.[subject] ?? 0,
+    };
+  }
+
   private async handleOne(
+    m: JsMsg,
+    opts: ConsumerOptions,
+    delivery: { maxDeliver: number; backoffMs: number[]; ackWaitMs: number },
+    logger: Logger,
+  ): Promise<void> {
+    const started = performance.now();
+    const outcome = await this.deliver(m, opts, delivery, logger);
+    this.observer?.consumed(
+      opts.durable,
+      outcome.outcome,
+      outcome.handled ? (performance.now() - started) / 1000 : undefined,
+    );
+  }
+
+  private async deliver(
     m: JsMsg,
     opts: ConsumerOptions,
     { maxDeliver, backoffMs, ackWaitMs }: { maxDeliver: number; backoffMs: number[]; ackWaitMs: number },
     logger: Logger,
-  ): Promise<void> {
+  ): Promise<{ outcome: ConsumeOutcome; handled: boolean }> {
     let event: EventEnvelope;
     try {
       event = m.json<EventEnvelope>();
@@ -193,14 +237,19 @@ export class JetStreamBus implements EventPublisher {
       logger.error({ subject: m.subject }, 'undecodable event, sent to dead letters');
       await this.deadLetter(opts.durable, m, 'undecodable');
       m.term('undecodable');
-      return;
+      return { outcome: 'dead_letter', handled: false };
     }
     try {
       // Events published while handling this one continue its trace.
-      await runWithContext({ requestId: event.requestId, traceparent: event.traceparent }, () =>
-        opts.handler(event, { attempt: m.info.deliveryCount, ackWaitMs }),
+      await runWithContext(
+        { requestId: event.requestId, traceparent: event.traceparent, projectId: event.projectId },
+        () =>
+          tracedConsume(m, { messageId: event.id, consumer: opts.durable }, () =>
+            opts.handler(event, { attempt: m.info.deliveryCount, ackWaitMs }),
+          ),
       );
       m.ack();
+      return { outcome: 'ack', handled: true };
     } catch (err) {
       const attempt = m.info.deliveryCount;
       if (err instanceof ClaimBusyError && attempt < maxDeliver) {
@@ -211,7 +260,7 @@ export class JetStreamBus implements EventPublisher {
           'event claimed elsewhere, retrying after its lease',
         );
         m.nak(Math.max(100, err.retryInMs));
-        return;
+        return { outcome: 'claimed_elsewhere', handled: true };
       }
       if (attempt >= maxDeliver) {
         logger.error(
@@ -220,6 +269,7 @@ export class JetStreamBus implements EventPublisher {
         );
         await this.deadLetter(opts.durable, m, (err as Error).message);
         m.term('max deliveries');
+        return { outcome: 'dead_letter', handled: true };
       } else {
         const delay = backoffMs[Math.min(attempt - 1, backoffMs.length - 1)] ?? 1000;
         logger.warn(
@@ -227,6 +277,7 @@ export class JetStreamBus implements EventPublisher {
           'event handler failed, will retry',
         );
         m.nak(delay);
+        return { outcome: 'retry', handled: true };
       }
     }
   }

@@ -2,6 +2,7 @@ import { DeliverPolicy, type ConsumerMessages, type JetStreamClient } from '@nat
 import type { Logger } from '../logger';
 import type { EventType } from './catalogue';
 import { EVENTS_STREAM, subjectFor, type EventEnvelope } from './envelope';
+import type { EventsObserver } from './observer';
 
 /**
  * Every replica sees every event of some types, from a start time on: one JetStream ordered
@@ -18,6 +19,10 @@ export interface FollowOptions {
   onEvent: (event: EventEnvelope) => void;
   /** How often the catch-up state is polled until reached. */
   pollMs?: number;
+  /** Counts the events applied (`ack`) and not applied (`error`) under `name`. */
+  observer?: EventsObserver;
+  /** The consumer label of what this follower applies (`follow-<type>` by default). */
+  name?: string;
 }
 
 export interface EventFollower {
@@ -53,12 +58,15 @@ export async function followEvents(
       // Deliveries of the current underlying consumer that were applied (the client resets it
       // when it recreates the consumer, as does the server's count).
       let applied = 0;
+      const name = opts.name ?? `follow-${type}`;
       const done = (async () => {
         for await (const m of messages) {
           try {
             opts.onEvent(m.json<EventEnvelope>());
+            opts.observer?.consumed(name, 'ack');
           } catch (err) {
             logger.error({ err, subject: m.subject }, 'followed event not applied');
+            opts.observer?.consumed(name, 'error');
           }
           applied = m.info.deliverySequence;
           if (m.info.pending === 0) caught(type);

@@ -1,4 +1,5 @@
 import type { Logger } from '../logger';
+import type { OutboxObserver } from './observer';
 
 /**
  * The schedule every outbox relay shares: a pass now and then (catching what a crash left
@@ -10,6 +11,8 @@ export abstract class RelayLoop {
   private running: Promise<void> | undefined;
   private again = false;
   protected stopped = false;
+  protected observer: OutboxObserver | undefined;
+  private unwatch: (() => void) | undefined;
 
   protected constructor(
     protected readonly logger: Logger,
@@ -19,7 +22,17 @@ export abstract class RelayLoop {
   /** One pass over pending events; resolves when they are published (or throws). */
   protected abstract pass(): Promise<void>;
 
-  start(): void {
+  /**
+   * How many entries wait to be published, cheaply (a bounded count); read at most every few
+   * seconds for the backlog gauge. Relays that cannot tell leave it undefined.
+   */
+  protected backlog?(): Promise<number>;
+
+  /** Starts the schedule; `observer` counts failed passes and samples the backlog. */
+  start(observer?: OutboxObserver): void {
+    this.observer = observer;
+    const backlog = this.backlog?.bind(this);
+    if (observer && backlog) this.unwatch = observer.watchBacklog(backlog);
     this.timer = setInterval(() => this.kick(), this.intervalMs);
     this.timer.unref();
     this.kick();
@@ -45,6 +58,7 @@ export abstract class RelayLoop {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.unwatch?.();
     if (this.timer) clearInterval(this.timer);
     if (this.running) await this.running;
   }
@@ -56,6 +70,7 @@ export abstract class RelayLoop {
         await this.pass();
       } catch (err) {
         this.logger.warn({ err }, 'outbox relay pass failed; will retry');
+        this.observer?.relayFailed();
         return;
       }
     } while (this.again && !this.stopped);

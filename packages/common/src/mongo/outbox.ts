@@ -73,7 +73,19 @@ export class OutboxRelay extends RelayLoop {
       if (doc) await this.relayDocument(coll, doc);
     } catch (err) {
       this.opts.logger.warn({ err }, 'immediate outbox relay failed; the periodic pass will retry');
+      this.observer?.relayFailed();
     }
+  }
+
+  /**
+   * Documents holding pending events, counted up to a bound per collection: the query the
+   * periodic pass runs every second anyway, read at most every few seconds.
+   */
+  protected override async backlog(): Promise<number> {
+    let n = 0;
+    for (const coll of await this.opts.collections())
+      n += await coll.countDocuments({ [OUTBOX_FIELD]: { $exists: true } }, { limit: 100_000 });
+    return n;
   }
 
   protected async pass(): Promise<void> {

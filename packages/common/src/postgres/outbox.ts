@@ -38,6 +38,14 @@ export class PgOutboxRelay extends RelayLoop {
 
   private readonly batchSize: number;
 
+  /** Rows waiting, counted up to a bound (a backlog past it reads as the bound). */
+  protected override async backlog(): Promise<number> {
+    const { rows } = await this.pool.query<{ n: number }>(
+      prepared('SELECT count(*)::int AS n FROM (SELECT 1 FROM outbox LIMIT 100000) pending', []),
+    );
+    return rows[0]?.n ?? 0;
+  }
+
   protected async pass(): Promise<void> {
     // The common case, nothing pending, costs one statement and no transaction.
     const pending = await this.pool.query(prepared('SELECT seq FROM outbox ORDER BY seq LIMIT 1', []));

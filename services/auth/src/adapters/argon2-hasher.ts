@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import argon2 from 'argon2';
-import type { PasswordHasher } from '../ports';
+import type { PasswordHashObserver, PasswordHasher } from '../ports';
 import { Semaphore } from './semaphore';
 
 export interface Argon2Params {
@@ -16,13 +17,28 @@ export interface Argon2Params {
  */
 export class Argon2Hasher implements PasswordHasher {
   private readonly gate: Semaphore;
+  private readonly observer: PasswordHashObserver | undefined;
   private dummyHash: string | undefined;
 
   constructor(
     private readonly params: Argon2Params,
-    opts: { concurrency: number; queueMax: number; onBusy: () => Error },
+    opts: { concurrency: number; queueMax: number; onBusy: () => Error; observer?: PasswordHashObserver },
   ) {
     this.gate = new Semaphore(opts.concurrency, opts.queueMax, opts.onBusy);
+    this.observer = opts.observer;
+    this.observer?.watchQueue(() => this.gate.stats.waiting);
+  }
+
+  /** Runs one argon2 computation in a slot, timed. */
+  private timed<T>(operation: 'hash' | 'verify', task: () => Promise<T>): Promise<T> {
+    return this.gate.run(async () => {
+      const started = performance.now();
+      try {
+        return await task();
+      } finally {
+        this.observer?.computed(operation, (performance.now() - started) / 1000);
+      }
+    });
   }
 
   private options() {
@@ -35,11 +51,11 @@ export class Argon2Hasher implements PasswordHasher {
   }
 
   hash(password: string): Promise<string> {
-    return this.gate.run(() => argon2.hash(password, this.options()));
+    return this.timed('hash', () => argon2.hash(password, this.options()));
   }
 
   verify(hash: string, password: string): Promise<boolean> {
-    return this.gate.run(async () => {
+    return this.timed('verify', async () => {
       try {
         return await argon2.verify(hash, password);
       } catch {

@@ -1,4 +1,4 @@
-import type { ProcessedEvents } from '@baas/common';
+import type { OutboxObserver, ProcessedEvents } from '@baas/common';
 import type {
   CodeClaims,
   IdGenerator,
@@ -11,7 +11,7 @@ import type {
 
 /** The outbox relay of either store: a periodic pass, a pass on demand, a drain for tests. */
 export interface OutboxRelayLoop {
-  start(): void;
+  start(observer?: OutboxObserver): void;
   kick(): void;
   flush(): Promise<void>;
   stop(): Promise<void>;

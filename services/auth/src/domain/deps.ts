@@ -1,5 +1,6 @@
 import type { AccessTokenVerifier, MailEnvelopeKey } from '@baas/common';
 import type {
+  AuthObserver,
   CodeClaims,
   LoginThrottle,
   PasswordHasher,
@@ -38,4 +39,6 @@ export interface AuthDeps {
   policy: AuthPolicy;
   clock: () => Date;
   ids: { userId(): string; familyId(): string };
+  /** Counts login outcomes (metrics); none in tests that do not look. */
+  observer?: AuthObserver;
 }

@@ -1,5 +1,5 @@
 import { errors, type AppError } from '@baas/common';
-import type { RateLimiter, RateLimitResult } from '../ports';
+import type { GatewayObserver, LimiterName, RateLimiter, RateLimitResult } from '../ports';
 import type { Exchange } from './exchange';
 
 export interface RateLimits {
@@ -7,6 +7,8 @@ export interface RateLimits {
   globalWindowSeconds: number;
   auth: RateLimiter;
   authWindowSeconds: number;
+  /** Counts the requests each limiter refused. */
+  observer?: Pick<GatewayObserver, 'rateLimited'>;
 }
 
 /**
@@ -18,11 +20,13 @@ export async function applyRateLimits(ex: Exchange, limits: RateLimits): Promise
   const g = await limits.global.consume(ex.ip);
   let shown: RateLimitResult = g;
   let window = limits.globalWindowSeconds;
+  let limiter: LimiterName = 'global';
   if (g.allowed && ex.route?.authLimiter) {
     const a = await limits.auth.consume(ex.ip);
     if (!a.allowed || a.remaining < g.remaining) {
       shown = a;
       window = limits.authWindowSeconds;
+      limiter = 'auth';
     }
   }
   const { res } = ex;
@@ -30,5 +34,7 @@ export async function applyRateLimits(ex: Exchange, limits: RateLimits): Promise
   res.setHeader('RateLimit-Remaining', String(shown.remaining));
   res.setHeader('RateLimit-Reset', String(shown.resetSeconds));
   res.setHeader('RateLimit-Policy', `${shown.limit};w=${window}`);
-  return shown.allowed ? undefined : errors.rateLimited(shown.resetSeconds);
+  if (shown.allowed) return undefined;
+  limits.observer?.rateLimited(limiter);
+  return errors.rateLimited(shown.resetSeconds);
 }

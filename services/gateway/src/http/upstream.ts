@@ -1,7 +1,16 @@
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
 import { randomBytes } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import { Pool } from 'undici';
-import { ASSERTION_HEADER, errors, type AppError, type Logger, type ServiceName } from '@baas/common';
+import {
+  ASSERTION_HEADER,
+  errors,
+  tracingEnabled,
+  type AppError,
+  type Logger,
+  type ServiceName,
+} from '@baas/common';
+import type { GatewayObserver, UpstreamFailure } from '../ports';
 import { header, sendError, type Exchange } from './exchange';
 
 /** Hop-by-hop headers (RFC 9110 §7.6.1) and what undici sets itself: never forwarded. */
@@ -21,6 +30,11 @@ const HOP_BY_HOP = new Set([
 
 /** Headers a client must never be able to pass through to a service. */
 const STRIPPED_REQUEST = new Set([ASSERTION_HEADER, 'x-api-key', 'x-request-id']);
+/**
+ * With tracing on, the client's trace context is the parent of the gateway's server span and the
+ * undici instrumentation sends the upstream client span's own: the client's is not passed on.
+ */
+const STRIPPED_REQUEST_TRACED = new Set([...STRIPPED_REQUEST, 'traceparent', 'tracestate']);
 
 function traceparent(): string {
   return `00-${randomBytes(16).toString('hex')}-${randomBytes(8).toString('hex')}-01`;
@@ -53,6 +67,7 @@ export class Upstream {
     origin: string,
     private readonly logger: Logger,
     private readonly timeoutMs: number,
+    private readonly observer?: Pick<GatewayObserver, 'upstreamAnswered' | 'upstreamFailed'>,
   ) {
     this.pool = new Pool(origin, {
       connections: 256,
@@ -73,6 +88,7 @@ export class Upstream {
     res.once('close', onClose);
     const hasBody =
       req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined;
+    const started = performance.now();
     let answer;
     try {
       answer = await this.pool.request({
@@ -85,9 +101,17 @@ export class Upstream {
     } catch (err) {
       res.off('close', onClose);
       if (abort.signal.aborted) return; // the client went away
-      const mapped = this.mapError(err as NodeJS.ErrnoException);
+      const failure = upstreamFailure((err as NodeJS.ErrnoException).code);
+      this.observer?.upstreamFailed(this.service, failure);
+      const mapped = answerFor(failure);
       this.logger.warn(
-        { err, service: this.service, requestId: ex.id, status: mapped.status },
+        {
+          err,
+          service: this.service,
+          requestId: ex.id,
+          projectId: ex.project?.projectId,
+          status: mapped.status,
+        },
         'upstream error',
       );
       sendError(ex, mapped);
@@ -96,11 +120,19 @@ export class Upstream {
     opts.onResponse?.(answer.statusCode);
     res.writeHead(answer.statusCode, responseHeaders(answer.headers));
     const body = answer.body;
+    const status = answer.statusCode;
     body.on('error', (err) => {
-      this.logger.warn({ err, service: this.service, requestId: ex.id }, 'upstream answer broke off');
+      this.logger.warn(
+        { err, service: this.service, requestId: ex.id, projectId: ex.project?.projectId },
+        'upstream answer broke off',
+      );
+      if (!abort.signal.aborted) this.observer?.upstreamFailed(this.service, 'broken');
       res.destroy();
     });
-    body.on('end', () => res.off('close', onClose));
+    body.on('end', () => {
+      res.off('close', onClose);
+      this.observer?.upstreamAnswered(this.service, status, (performance.now() - started) / 1000);
+    });
     body.pipe(res);
   }
 
@@ -114,15 +146,18 @@ export class Upstream {
     opts: ForwardOptions,
   ): Record<string, string | string[]> {
     const out: Record<string, string | string[]> = {};
+    const traced = tracingEnabled();
+    const stripped = traced ? STRIPPED_REQUEST_TRACED : STRIPPED_REQUEST;
     for (const name in incoming) {
-      if (HOP_BY_HOP.has(name) || STRIPPED_REQUEST.has(name)) continue;
+      if (HOP_BY_HOP.has(name) || stripped.has(name)) continue;
       const v = incoming[name];
       if (v !== undefined) out[name] = v;
     }
     if (opts.dropAuthorization) delete out.authorization;
     out[ASSERTION_HEADER] = opts.assertion;
     out['x-request-id'] = ex.id;
-    if (!header(ex.req, 'traceparent')) out.traceparent = traceparent();
+    // Tracing off: a trace id of the request's own still ties its services' events together.
+    if (!traced && !header(ex.req, 'traceparent')) out.traceparent = traceparent();
     const peer = ex.req.socket.remoteAddress ?? '';
     out['x-forwarded-for'] = appendForwarded(incoming['x-forwarded-for'], peer);
     out['x-forwarded-proto'] = appendForwarded(incoming['x-forwarded-proto'], 'http');
@@ -133,21 +168,33 @@ export class Upstream {
     if (incoming.host && !incoming['x-forwarded-host']) out['x-forwarded-host'] = incoming.host;
     return out;
   }
+}
 
-  private mapError(err: NodeJS.ErrnoException): AppError {
-    switch (err.code ?? '') {
-      case 'ECONNREFUSED':
-      case 'ENOTFOUND':
-      case 'EAI_AGAIN':
-      case 'EHOSTUNREACH':
-        return errors.serviceUnavailable('Upstream service unavailable');
-      case 'UND_ERR_HEADERS_TIMEOUT':
-      case 'UND_ERR_CONNECT_TIMEOUT':
-      case 'ETIMEDOUT':
-        return errors.gatewayTimeout();
-      default:
-        return errors.badGateway();
-    }
+/** Why a request got no answer, from its error's code: unreachable, too slow, or anything else. */
+export function upstreamFailure(code: string | undefined): Exclude<UpstreamFailure, 'broken'> {
+  switch (code ?? '') {
+    case 'ECONNREFUSED':
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+    case 'EHOSTUNREACH':
+      return 'unavailable';
+    case 'UND_ERR_HEADERS_TIMEOUT':
+    case 'UND_ERR_CONNECT_TIMEOUT':
+    case 'ETIMEDOUT':
+      return 'timeout';
+    default:
+      return 'reset';
+  }
+}
+
+function answerFor(failure: Exclude<UpstreamFailure, 'broken'>): AppError {
+  switch (failure) {
+    case 'unavailable':
+      return errors.serviceUnavailable('Upstream service unavailable');
+    case 'timeout':
+      return errors.gatewayTimeout();
+    case 'reset':
+      return errors.badGateway();
   }
 }
 

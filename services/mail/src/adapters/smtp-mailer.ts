@@ -1,5 +1,6 @@
 import nodemailer, { type Transporter } from 'nodemailer';
 import type SMTPPool from 'nodemailer/lib/smtp-pool';
+import { traceClient } from '@baas/common';
 import { DeliveryError, type Mailer, type OutgoingMail } from '../ports';
 import { domainOf } from '../domain/mail/address';
 
@@ -63,6 +64,15 @@ export class SmtpMailer implements Mailer {
   }
 
   async send(mail: OutgoingMail): Promise<void> {
+    // no instrumentation knows nodemailer: a CLIENT span of our own (nothing when tracing is off)
+    await traceClient(
+      'smtp send',
+      { 'server.address': this.opts.host, 'server.port': this.opts.port, 'network.protocol.name': 'smtp' },
+      () => this.deliver(mail),
+    );
+  }
+
+  private async deliver(mail: OutgoingMail): Promise<void> {
     try {
       await this.transport.sendMail({
         from: this.opts.from,

@@ -1,5 +1,12 @@
 import type { Logger, MailEnvelopeKey } from '@baas/common';
-import type { IdGenerator, Mailer, MessageRepository, TemplateRepository, UsageCounter } from '../ports';
+import type {
+  IdGenerator,
+  Mailer,
+  MailObserver,
+  MessageRepository,
+  TemplateRepository,
+  UsageCounter,
+} from '../ports';
 
 export interface MailLimits {
   /** Used when the gateway's settings claim carries no monthly limit. */
@@ -28,4 +35,6 @@ export interface MailDeps {
   linkBaseUrl?: string;
   now: () => Date;
   sleep: (ms: number) => Promise<void>;
+  /** Counts mails by kind and outcome (metrics); none in tests that do not look. */
+  observer?: MailObserver;
 }

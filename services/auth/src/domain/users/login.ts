@@ -1,4 +1,5 @@
-import type { ProjectId } from '@baas/common';
+import { isAppError, type ProjectId } from '@baas/common';
+import type { LoginOutcome } from '../../ports';
 import type { AuthDeps } from '../deps';
 import { startSession, type IssuedTokens } from '../sessions/start-session';
 import { authErrors } from './auth-errors';
@@ -22,6 +23,27 @@ export async function login(
   deps: AuthDeps,
   input: LoginInput,
 ): Promise<{ user: User; tokens: IssuedTokens }> {
+  try {
+    const out = await attempt(deps, input);
+    deps.observer?.login('success');
+    return out;
+  } catch (e) {
+    deps.observer?.login(loginOutcome(e));
+    throw e;
+  }
+}
+
+/** How a failed login ended, from the error it ended with. */
+export function loginOutcome(e: unknown): LoginOutcome {
+  if (!isAppError(e)) return 'error';
+  if (e.code === 'INVALID_CREDENTIALS') return 'failure';
+  if (e.code === 'EMAIL_NOT_VERIFIED') return 'unverified';
+  if (e.status === 429) return 'throttled';
+  if (e.status === 503) return 'busy';
+  return 'error';
+}
+
+async function attempt(deps: AuthDeps, input: LoginInput): Promise<{ user: User; tokens: IssuedTokens }> {
   const { projectId } = input;
   const email = normalizeEmail(input.email);
   const { retryAfterSeconds } = await deps.loginThrottle.attempt(projectId, email);

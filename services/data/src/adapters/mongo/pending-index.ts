@@ -78,6 +78,11 @@ export class MongoPendingIndex {
     return (await this.outbox.find({}).sort({ at: 1 }).limit(limit).toArray()).map(toPending);
   }
 
+  /** Markers the relay has still to visit, counted up to `limit`. */
+  outboxCount(limit: number): Promise<number> {
+    return this.outbox.countDocuments({}, { limit });
+  }
+
   /** Drops a marker untouched since it was read and older than SETTLE_AFTER_MS. */
   async settleOutbox(p: Pending, now: Date): Promise<void> {
     if (now.getTime() - p.at.getTime() < SETTLE_AFTER_MS) return;

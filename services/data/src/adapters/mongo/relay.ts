@@ -20,6 +20,14 @@ export class MarkedOutboxRelay extends RelayLoop {
     super(logger, intervalMs);
   }
 
+  /**
+   * The documents the relay still has to visit (a marker is dropped up to a minute after its
+   * events went out); the catalogue's few pending events are not counted.
+   */
+  protected override async backlog(): Promise<number> {
+    return this.pending.outboxCount(100_000);
+  }
+
   protected async pass(): Promise<void> {
     await this.inner.flush();
     const now = new Date();

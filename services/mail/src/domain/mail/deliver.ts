@@ -1,5 +1,5 @@
 import { createEvent, type ProjectId } from '@baas/common';
-import { DeliveryError } from '../../ports';
+import { DeliveryError, type MailKind } from '../../ports';
 import type { MailDeps } from '../deps';
 import type { RenderedMail } from './render';
 
@@ -16,6 +16,11 @@ export interface DeliveryRequest {
 export type DeliveryResult =
   | { ok: true; id: string; attempts: number }
   | { ok: false; id: string; attempts: number; error: DeliveryError };
+
+export function mailKind(req: Pick<DeliveryRequest, 'system' | 'templateKey'>): MailKind {
+  if (req.system) return 'system';
+  return req.templateKey !== undefined ? 'template' : 'direct';
+}
 
 function asDeliveryError(e: unknown): DeliveryError {
   if (e instanceof DeliveryError) return e;
@@ -76,6 +81,7 @@ export async function deliver(deps: MailDeps, req: DeliveryRequest): Promise<Del
       // The server has the message; failing the request now would invite a duplicate send.
       deps.logger.error({ err, messageId: id }, 'mail sent but its record could not be updated');
     }
+    deps.observer?.mail(mailKind(req), 'sent');
     return { ok: true, id, attempts };
   }
   const event = createEvent(
@@ -85,5 +91,6 @@ export async function deliver(deps: MailDeps, req: DeliveryRequest): Promise<Del
     meta,
   );
   await deps.messages.markFailed(req.projectId, id, attempts, error.message.slice(0, 300), [event]);
+  deps.observer?.mail(mailKind(req), 'failed');
   return { ok: false, id, attempts, error };
 }

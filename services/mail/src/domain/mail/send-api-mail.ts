@@ -106,10 +106,12 @@ export async function sendApiMail(deps: MailDeps, ctx: SendContext, input: SendM
   const now = deps.now();
   const bucket = monthBucket(now);
   const usage = limit > 0 ? await deps.usage.tryIncrement(ctx.projectId, bucket, limit) : null;
-  if (usage === null)
+  if (usage === null) {
+    deps.observer?.mail(chosen.templateKey !== undefined ? 'template' : 'direct', 'limited');
     throw new AppError(429, 'MAIL_LIMIT_EXCEEDED', `Monthly mail limit of ${limit} reached`, undefined, {
       'Retry-After': String(secondsUntilNextMonth(now)),
     });
+  }
 
   let result;
   try {

@@ -42,6 +42,7 @@ export async function sendSystemMail(deps: MailDeps, event: SystemMailEvent): Pr
   }
   if (!isValidAddress(data.email)) {
     log.warn('system mail for an address that is not deliverable; dropped');
+    deps.observer?.mail('system', 'dropped');
     return 'dropped';
   }
   const template = await resolveTemplateByName(deps, projectId, purpose.key);
@@ -68,6 +69,7 @@ export async function sendSystemMail(deps: MailDeps, event: SystemMailEvent): Pr
     // A project override that renders empty cannot get better by retrying.
     if (isAppError(e)) {
       log.error({ code: e.code, source: template.source }, 'system mail template does not render; dropped');
+      deps.observer?.mail('system', 'dropped');
       return 'dropped';
     }
     throw e;
@@ -87,6 +89,7 @@ export async function sendSystemMail(deps: MailDeps, event: SystemMailEvent): Pr
       { cap: daySlot === null ? 'project-daily' : 'recipient-hourly' },
       'system mail cap reached; dropped',
     );
+    deps.observer?.mail('system', 'limited');
     return 'dropped';
   }
 

@@ -1,5 +1,5 @@
 import type { AccessTokenVerifier } from '@baas/common';
-import type { FileRepository, ObjectStore, QuotaLedger, SweepCursor } from '../../ports';
+import type { FileRepository, ObjectStore, QuotaLedger, SweepCursor, UploadObserver } from '../../ports';
 
 export interface FileDeps {
   files: FileRepository;
@@ -16,6 +16,8 @@ export interface FileDeps {
    * authorizes storage; a token that is sent must be valid, so an ended session is refused.
    */
   tokens?: AccessTokenVerifier;
+  /** Counts uploads by outcome and the bytes stored (metrics); none in tests that do not look. */
+  observer?: UploadObserver;
 }
 
 export interface SweepDeps extends FileDeps {

@@ -4,7 +4,7 @@ import { parseFilePath } from './file-path';
 
 export type OrphanDeletionKind = 'pending' | 'record' | 'object';
 
-/** Counts what the sweep deleted (`storage_orphan_sweep_deletions_total`) and when it refused. */
+/** Counts what the sweep deleted (`baas_storage_orphan_sweep_deletions_total`) and when it refused. */
 export interface OrphanSweepObserver {
   deleted(kind: OrphanDeletionKind, n: number): void;
   aborted(reason: 'store-unavailable' | 'deletion-cap'): void;

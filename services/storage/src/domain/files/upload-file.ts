@@ -1,6 +1,7 @@
 import { pipeline } from 'node:stream/promises';
 import type { Readable } from 'node:stream';
 import { createEvent, isAppError, type ProjectId } from '@baas/common';
+import type { UploadOutcome } from '../../ports';
 import type { FileDeps } from './deps';
 import { generateFileName, sanitizeExtension, sanitizeOriginalName } from './file-path';
 import { decideContentType } from './content-type';
@@ -86,8 +87,10 @@ export async function uploadFile(
     await deps.store.delete(path).catch(() => undefined);
     await deps.files.remove(ctx.projectId, path).catch(() => undefined);
     if (meter.reserved > 0) await deps.quota.release(ctx.projectId, meter.reserved).catch(() => undefined);
+    deps.observer?.uploaded(uploadOutcome(e), 0);
     throw e;
   }
+  deps.observer?.uploaded('stored', meter.bytes);
   if (meter.reserved > meter.bytes) await deps.quota.release(ctx.projectId, meter.reserved - meter.bytes);
   return {
     message: 'File uploaded successfully',
@@ -95,4 +98,11 @@ export async function uploadFile(
     path,
     provider: deps.store.provider,
   };
+}
+
+/** How a failed upload ended, from the error it ended with. */
+export function uploadOutcome(e: unknown): UploadOutcome {
+  if (isAppError(e) && e.code === 'PAYLOAD_TOO_LARGE') return 'too_large';
+  if (isAppError(e) && e.code === 'QUOTA_EXCEEDED') return 'quota_exceeded';
+  return 'failed';
 }
