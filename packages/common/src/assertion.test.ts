@@ -9,6 +9,7 @@ import {
   assertionPrivateKeySchema,
   assertionPublicKey,
   assertionPublicKeySchema,
+  assertionVerificationKeys,
   generateAssertionKeyPair,
   requireGatewayAssertion,
   signAssertion,
@@ -260,5 +261,29 @@ describe('requireGatewayAssertion', () => {
     expect((await run(mw, undefined, 'r')).err).toMatchObject({ code: 'GATEWAY_ASSERTION_REQUIRED' });
     const forged = await signAssertion(other, 'data', { admin: true });
     expect((await run(mw, forged, 'r')).err).toMatchObject({ code: 'GATEWAY_ASSERTION_INVALID' });
+  });
+
+  it('during a rotation accepts the new and the previous gateway key, and still no other', async () => {
+    const next = generateAssertionKeyPair();
+    const config = loadConfig(z.object(serviceEnvShape), {
+      GATEWAY_ASSERTION_PUBLIC_KEY: next.publicKeyPem,
+      GATEWAY_ASSERTION_PREVIOUS_PUBLIC_KEY: gateway.publicKeyPem,
+    });
+    const mw = requireGatewayAssertion(assertionVerificationKeys(config), 'data');
+    const byOldGateway = await signAssertion(key, 'data', { admin: false, projectId, keyType: 'secret' });
+    const byNewGateway = await signAssertion(next.privateKey, 'data', { admin: true });
+    expect((await run(mw, byOldGateway, 'r1')).err).toBeUndefined();
+    expect((await run(mw, byNewGateway, 'r2')).err).toBeUndefined();
+    const forged = await signAssertion(other, 'data', { admin: true });
+    expect((await run(mw, forged, 'r3')).err).toMatchObject({ code: 'GATEWAY_ASSERTION_INVALID' });
+    // without the previous key (the rotation is over), the old gateway's assertions are refused
+    const after = requireGatewayAssertion(
+      assertionVerificationKeys({ GATEWAY_ASSERTION_PUBLIC_KEY: next.publicKey }),
+      'data',
+    );
+    expect((await run(after, byOldGateway, 'r4')).err).toMatchObject({ code: 'GATEWAY_ASSERTION_INVALID' });
+    // an assertion for another service is refused whichever key signed it
+    const wrongAudience = await signAssertion(key, 'storage', { admin: true });
+    expect((await run(mw, wrongAudience, 'r5')).err).toMatchObject({ code: 'GATEWAY_ASSERTION_INVALID' });
   });
 });

@@ -185,11 +185,43 @@ declare module 'express-serve-static-core' {
   }
 }
 
+/**
+ * The keys a service accepts assertions from: the gateway's public key and, during a rotation of
+ * the pair, the previous one (GATEWAY_ASSERTION_PREVIOUS_PUBLIC_KEY).
+ */
+export function assertionVerificationKeys(config: {
+  GATEWAY_ASSERTION_PUBLIC_KEY: KeyObject;
+  GATEWAY_ASSERTION_PREVIOUS_PUBLIC_KEY?: KeyObject | undefined;
+}): KeyObject[] {
+  const previous = config.GATEWAY_ASSERTION_PREVIOUS_PUBLIC_KEY;
+  return previous ? [config.GATEWAY_ASSERTION_PUBLIC_KEY, previous] : [config.GATEWAY_ASSERTION_PUBLIC_KEY];
+}
+
+/** Verifies with the first key whose signature matches; any other failure is final. */
+async function verifyWithAny(
+  keys: readonly KeyObject[],
+  audience: ServiceName,
+  token: string,
+): Promise<AssertionClaims & { expiresAt: number }> {
+  for (let i = 0; ; i++) {
+    try {
+      return await verifyAssertion(keys[i]!, audience, token);
+    } catch (e) {
+      if (i + 1 >= keys.length || !(e instanceof joseErrors.JWSSignatureVerificationFailed)) throw e;
+    }
+  }
+}
+
 /** Verified tokens, until they expire: a service checks each distinct assertion once. */
 const VERIFIED_CACHE_MAX = 10_000;
 
-/** Refuses every request that does not carry a valid assertion for this service. */
-export function requireGatewayAssertion(publicKey: KeyObject, audience: ServiceName) {
+/**
+ * Refuses every request that does not carry a valid assertion for this service, signed by the
+ * gateway's key (or, during a rotation, by the previous one).
+ */
+export function requireGatewayAssertion(publicKeys: KeyObject | readonly KeyObject[], audience: ServiceName) {
+  const keys: readonly KeyObject[] = Array.isArray(publicKeys) ? publicKeys : [publicKeys as KeyObject];
+  if (keys.length === 0) throw new Error('requireGatewayAssertion: no public key');
   const verified = new LRUCache<string, AssertionClaims & { expiresAt: number }>({ max: VERIFIED_CACHE_MAX });
   return async (req: Request, _res: Response, next: NextFunction): Promise<void> => {
     const token = req.header(ASSERTION_HEADER);
@@ -200,7 +232,7 @@ export function requireGatewayAssertion(publicKey: KeyObject, audience: ServiceN
     try {
       let claims = verified.get(token);
       if (!claims || claims.expiresAt <= Date.now()) {
-        claims = await verifyAssertion(publicKey, audience, token);
+        claims = await verifyWithAny(keys, audience, token);
         verified.set(token, claims);
       }
       req.assertion = {

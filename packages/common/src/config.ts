@@ -109,6 +109,11 @@ export const serviceEnvShape = {
   NATS_STREAM_REPLICAS: z.coerce.number().int().min(1).max(5).default(1),
   /** The gateway's Ed25519 public key (PEM SPKI): verifies assertions, cannot sign them. */
   GATEWAY_ASSERTION_PUBLIC_KEY: assertionPublicKeySchema,
+  /**
+   * During a rotation of the gateway's key pair only: the previous public key, still accepted
+   * until every gateway replica signs with the new private key (docs/operations.md).
+   */
+  GATEWAY_ASSERTION_PREVIOUS_PUBLIC_KEY: assertionPublicKeySchema.optional(),
   /** Refused here: whoever holds the signing key can speak for every caller. */
   GATEWAY_ASSERTION_PRIVATE_KEY: z.undefined({
     error: "the gateway's signing key: no service but the gateway may hold it",

@@ -13,6 +13,7 @@ import {
   answerJanitor,
   connectServiceInfra,
   runMain,
+  assertionVerificationKeys,
 } from '@baas/common';
 import { loadAuthConfig } from './config';
 import { createApp } from './app';
@@ -67,7 +68,7 @@ async function main(): Promise<void> {
   const serviceApp = createApp({
     logger,
     metrics,
-    assertionPublicKey: config.GATEWAY_ASSERTION_PUBLIC_KEY,
+    assertionPublicKey: assertionVerificationKeys(config),
     readiness: infra.readiness,
     projects: {
       projects: auth.projects,

@@ -14,6 +14,7 @@ import {
   connectServiceInfra,
   runMain,
   startRevocationFeed,
+  assertionVerificationKeys,
 } from '@baas/common';
 import { loadDataConfig } from './config';
 import { createApp } from './app';
@@ -56,7 +57,7 @@ async function main(): Promise<void> {
   const serviceApp = createApp({
     logger,
     metrics,
-    assertionPublicKey: config.GATEWAY_ASSERTION_PUBLIC_KEY,
+    assertionPublicKey: assertionVerificationKeys(config),
     readiness: [...infra.readiness, revocations.readiness],
     data: deps,
   });

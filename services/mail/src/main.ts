@@ -8,6 +8,7 @@ import {
   runService,
   connectServiceInfra,
   runMain,
+  assertionVerificationKeys,
 } from '@baas/common';
 import { loadMailConfig } from './config';
 import { createApp } from './app';
@@ -64,7 +65,7 @@ async function main(): Promise<void> {
   const serviceApp = createApp({
     logger,
     metrics,
-    assertionPublicKey: config.GATEWAY_ASSERTION_PUBLIC_KEY,
+    assertionPublicKey: assertionVerificationKeys(config),
     readiness: infra.readiness,
     mail: deps,
   });

@@ -13,8 +13,8 @@ import { publicFileRoutes } from './http/public-files.routes';
 
 export interface StorageAppDeps {
   logger: Logger;
-  /** The gateway's public key (GATEWAY_ASSERTION_PUBLIC_KEY): verifies, never signs. */
-  assertionPublicKey: KeyObject;
+  /** The gateway's public key(s) (GATEWAY_ASSERTION_PUBLIC_KEY, during a rotation also the previous): verify, never sign. */
+  assertionPublicKey: KeyObject | readonly KeyObject[];
   readiness: ReadinessCheck[];
   /** The process's registry (one is made when not given). */
   metrics?: Metrics;

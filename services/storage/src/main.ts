@@ -12,6 +12,7 @@ import {
   runMain,
   remoteAccessTokenVerifier,
   startRevocationFeed,
+  assertionVerificationKeys,
 } from '@baas/common';
 import { loadStorageConfig } from './config';
 import { createApp } from './app';
@@ -48,7 +49,7 @@ async function main(): Promise<void> {
   const serviceApp = createApp({
     logger,
     metrics,
-    assertionPublicKey: config.GATEWAY_ASSERTION_PUBLIC_KEY,
+    assertionPublicKey: assertionVerificationKeys(config),
     readiness: [
       ...infra.readiness,
       revocations.readiness,
