@@ -50,6 +50,11 @@ export const authConfigSchema = z.object({
    */
   AUTH_SECRET: env.secret(32),
   /**
+   * During a rotation of AUTH_SECRET only: the previous value. Signing keys it wrapped still sign,
+   * and codes and refresh tokens made under it still work, until it is removed (docs/operations.md).
+   */
+  AUTH_SECRET_PREVIOUS: env.secret(32).optional(),
+  /**
    * 32 bytes (hex or base64) that seal the link token and code of a verification or reset event
    * for the mail service; only auth and mail hold it (or MAIL_ENVELOPE_KEY_FILE).
    */

@@ -32,6 +32,7 @@ import { authMetrics } from './metrics';
 type AuthSettings = Pick<
   AuthConfig,
   | 'AUTH_SECRET'
+  | 'AUTH_SECRET_PREVIOUS'
   | 'MAIL_ENVELOPE_KEY'
   | 'ACCESS_TOKEN_TTL_SECONDS'
   | 'REFRESH_TOKEN_TTL_SECONDS'
@@ -89,8 +90,10 @@ export async function wireAuth(
 ): Promise<AuthWiring> {
   const clock = opts.clock ?? (() => new Date());
   const adapters = await storeAdapters(store, publisher, logger, opts);
-  const secrets = deriveAuthKeys(config.AUTH_SECRET);
-  const keys = new KeyStore(adapters.signingKeys, secrets.signingKeyWrap, logger, clock);
+  const secrets = deriveAuthKeys(config.AUTH_SECRET, config.AUTH_SECRET_PREVIOUS);
+  const keys = new KeyStore(adapters.signingKeys, secrets.signingKeyWrap, logger, clock, [
+    ...(secrets.previous ? [secrets.previous.signingKeyWrap] : []),
+  ]);
   await keys.init();
   const observed = opts.metrics ? authMetrics(opts.metrics) : undefined;
   const hasher = new Argon2Hasher(

@@ -136,9 +136,11 @@ export async function startHarness(
 export interface HarnessOptions {
   /** Also publishes every event here (e.g. JetStream, for other services' in-process apps). */
   forwardTo?: EventPublisher;
+  /** close() leaves the store open (another harness starts on the same database after it). */
+  keepStore?: boolean;
 }
 
-async function harnessOn(
+export async function harnessOn(
   opened: TestStore,
   env: Record<string, string>,
   opts: HarnessOptions,
@@ -257,7 +259,7 @@ async function harnessOn(
     async close() {
       await new Promise<void>((r) => server.close(() => r()));
       for (const c of wiring.closers) await c.close();
-      await opened.close();
+      if (!opts.keepStore) await opened.close();
     },
   };
 }

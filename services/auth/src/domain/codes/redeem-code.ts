@@ -1,6 +1,6 @@
 import type { ProjectId } from '@baas/common';
 import type { AuthDeps } from '../deps';
-import { digestsEqual } from '../crypto/secrets';
+import { digestsEqual, keyGenerations } from '../crypto/secrets';
 import { authErrors } from '../users/auth-errors';
 import type { CodePurpose, User } from '../users/user';
 import { otpDigest, tokenDigest } from './one-time-code';
@@ -24,18 +24,25 @@ export async function checkCode(
   const now = deps.clock();
   const max = deps.policy.codeMaxAttempts;
   if ('token' in input) {
-    const tokenHash = tokenDigest(deps.secrets.codes, purpose, projectId, input.token);
-    const user = await deps.users.findByCodeToken(projectId, purpose, tokenHash, now);
-    if (!user || (await deps.claims.exhausted(projectId, tokenHash, max))) throw authErrors.invalidCode();
-    return { user, tokenHash };
+    // made with AUTH_SECRET, or before its rotation with AUTH_SECRET_PREVIOUS
+    for (const keys of keyGenerations(deps.secrets)) {
+      const tokenHash = tokenDigest(keys.codes, purpose, projectId, input.token);
+      const user = await deps.users.findByCodeToken(projectId, purpose, tokenHash, now);
+      if (!user) continue;
+      if (await deps.claims.exhausted(projectId, tokenHash, max)) throw authErrors.invalidCode();
+      return { user, tokenHash };
+    }
+    throw authErrors.invalidCode();
   }
   const user = await deps.users.findByEmail(projectId, input.email);
   const code = user?.codes[purpose];
   if (!user || !code || code.expiresAt <= now) throw authErrors.invalidCode();
   if (!(await deps.claims.reserveAttempt(projectId, code.tokenHash, max, code.expiresAt)))
     throw authErrors.invalidCode();
-  if (!digestsEqual(code.otpHash, otpDigest(deps.secrets.codes, purpose, projectId, user.id, input.otp)))
-    throw authErrors.invalidCode();
+  const matches = keyGenerations(deps.secrets).some((keys) =>
+    digestsEqual(code.otpHash, otpDigest(keys.codes, purpose, projectId, user.id, input.otp)),
+  );
+  if (!matches) throw authErrors.invalidCode();
   return { user, tokenHash: code.tokenHash };
 }
 

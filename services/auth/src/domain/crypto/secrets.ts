@@ -4,7 +4,7 @@ import { createHash, createHmac, hkdfSync, randomBytes, timingSafeEqual } from '
  * Independent keys derived from the one configured secret (HKDF-SHA-256), one per purpose, so a
  * digest made for one use can never be replayed as another.
  */
-export interface AuthKeys {
+export interface SecretKeys {
   /** HMAC key for one-time code and link-token digests. */
   codes: Buffer;
   /** HMAC key that derives a refresh token's successor from the token itself. */
@@ -13,7 +13,16 @@ export interface AuthKeys {
   signingKeyWrap: Buffer;
 }
 
-export function deriveAuthKeys(secret: string): AuthKeys {
+/**
+ * The keys of AUTH_SECRET, and during a rotation those of AUTH_SECRET_PREVIOUS: new codes, tokens
+ * and signing keys are always made with the current ones; what the previous ones made is still
+ * accepted until the previous secret is removed.
+ */
+export interface AuthKeys extends SecretKeys {
+  previous?: SecretKeys;
+}
+
+function deriveKeys(secret: string): SecretKeys {
   const ikm = Buffer.from(secret, 'utf8');
   const derive = (label: string) =>
     Buffer.from(hkdfSync('sha256', ikm, Buffer.alloc(0), `baas-auth/${label}/v1`, 32));
@@ -22,6 +31,15 @@ export function deriveAuthKeys(secret: string): AuthKeys {
     refreshDerivation: derive('refresh-derivation'),
     signingKeyWrap: derive('signing-key-wrap'),
   };
+}
+
+export function deriveAuthKeys(secret: string, previous?: string): AuthKeys {
+  return previous ? { ...deriveKeys(secret), previous: deriveKeys(previous) } : deriveKeys(secret);
+}
+
+/** The current keys, then the previous ones when a rotation is under way. */
+export function keyGenerations(keys: AuthKeys): SecretKeys[] {
+  return keys.previous ? [keys, keys.previous] : [keys];
 }
 
 export function sha256Hex(s: string): string {

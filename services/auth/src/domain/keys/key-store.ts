@@ -29,6 +29,8 @@ export class KeyStore {
     private readonly wrapKey: Buffer,
     private readonly logger: Logger,
     private readonly clock: () => Date = () => new Date(),
+    /** During a rotation of AUTH_SECRET: the previous secret's wrap key (unwraps, never wraps). */
+    private readonly previousWrapKeys: readonly Buffer[] = [],
   ) {}
 
   /** Loads the keys and creates the first one when there is none this process can sign with. */
@@ -71,13 +73,18 @@ export class KeyStore {
   }
 
   private privateKey(k: StoredSigningKey): KeyObject | undefined {
-    try {
-      return createPrivateKey({ key: unwrapPrivateJwk(this.wrapKey, k), format: 'jwk' });
-    } catch (err) {
-      // Wrapped under another secret (AUTH_SECRET changed): publish it, never sign with it.
-      this.logger.warn({ kid: k.kid, err }, 'cannot unwrap signing key');
-      return undefined;
+    let failure: unknown;
+    for (const wrapKey of [this.wrapKey, ...this.previousWrapKeys]) {
+      try {
+        return createPrivateKey({ key: unwrapPrivateJwk(wrapKey, k), format: 'jwk' });
+      } catch (err) {
+        failure = err;
+      }
     }
+    // Wrapped under another secret (AUTH_SECRET changed, the old one not given as
+    // AUTH_SECRET_PREVIOUS): publish it, never sign with it.
+    this.logger.warn({ kid: k.kid, err: failure }, 'cannot unwrap signing key');
+    return undefined;
   }
 
   signingKey(): { kid: string; key: KeyObject } {

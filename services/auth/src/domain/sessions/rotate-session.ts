@@ -1,6 +1,7 @@
 import type { ProjectId } from '@baas/common';
 import type { AuthDeps } from '../deps';
 import { authErrors } from '../users/auth-errors';
+import { keyGenerations } from '../crypto/secrets';
 import { accessFor, type IssuedTokens } from './start-session';
 import { looksLikeRefreshToken, refreshTokenHash, successorOf } from './refresh-tokens';
 
@@ -28,7 +29,12 @@ export async function rotateSession(
   if (!family || family.revokedAt || family.expiresAt <= now || current.expiresAt <= now)
     throw authErrors.invalidRefreshToken();
 
-  const key = deps.secrets.refreshDerivation;
+  // During a rotation of AUTH_SECRET a token first used before it has its successor under the
+  // previous secret: that one is "its successor", so a replay is still seen as one.
+  let key = deps.secrets.refreshDerivation;
+  const previous = deps.secrets.previous?.refreshDerivation;
+  if (previous && (await deps.sessions.findToken(projectId, refreshTokenHash(successorOf(previous, token)))))
+    key = previous;
   const child = successorOf(key, token);
   const childHash = refreshTokenHash(child);
   const fresh = {
@@ -45,9 +51,7 @@ export async function rotateSession(
     const existing = await deps.sessions.findToken(projectId, childHash);
     const graceMs = deps.policy.refreshReuseGraceSeconds * 1000;
     const withinGrace = !!existing && graceMs > 0 && now.getTime() - existing.issuedAt.getTime() <= graceMs;
-    const childUsed = withinGrace
-      ? (await deps.sessions.findToken(projectId, refreshTokenHash(successorOf(key, child)))) !== null
-      : true;
+    const childUsed = withinGrace ? await hasSuccessor(deps, projectId, child) : true;
     if (!withinGrace || childUsed) {
       await deps.sessions.revokeFamily(projectId, current.familyId, 'refresh_token_reuse', now);
       throw authErrors.refreshTokenReused();
@@ -65,4 +69,16 @@ export async function rotateSession(
     throw authErrors.invalidRefreshToken();
   }
   return { ...(await accessFor(deps, projectId, user, current.familyId)), refreshToken: child };
+}
+
+/** Whether a token was used: its successor exists (under the current secret or, during a rotation, the previous). */
+async function hasSuccessor(deps: AuthDeps, projectId: ProjectId, token: string): Promise<boolean> {
+  for (const keys of keyGenerations(deps.secrets)) {
+    const found = await deps.sessions.findToken(
+      projectId,
+      refreshTokenHash(successorOf(keys.refreshDerivation, token)),
+    );
+    if (found) return true;
+  }
+  return false;
 }
