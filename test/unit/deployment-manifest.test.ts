@@ -150,7 +150,7 @@ describe('deploy/k8s/base follows deploy/services.json', () => {
     expect(find('Service', s.name)!.spec.ports[0].port).toBe(s.port);
   });
 
-  it.each(services)('$name: DATABASE_URL from its own Secret, migrations by a Job, or none', (s) => {
+  it.each(services)('$name: DATABASE_URL from its own Secret, set up by a Job, or none', (s) => {
     const pod = find('Deployment', s.name)!.spec.template.spec;
     const env = envOf(pod.containers[0]);
     const job = find('Job', `migrate-${s.name}`);
@@ -162,8 +162,14 @@ describe('deploy/k8s/base follows deploy/services.json', () => {
     expect(env.DATABASE_URL).toEqual(secretRef);
     expect(env.DB_MIGRATE_ON_BOOT).toBe('false');
     const migrate = job!.spec.template.spec.containers[0];
-    expect(migrate.args).toEqual(['node', 'packages/common/dist/postgres/migrate-cli.js', s.name]);
+    // the service's setup: migrations or indexes, and the streams, as its own role and NATS user
+    expect(migrate.args).toEqual(['node', `services/${s.name}/dist/setup.js`]);
     expect(envOf(migrate).DATABASE_URL).toEqual(secretRef);
+    expect(envOf(migrate).NATS_USER).toBe(s.name);
+    expect(envOf(migrate).NATS_PASSWORD).toEqual({
+      secretKeyRef: { name: `baas-${s.name}-nats`, key: 'NATS_PASSWORD' },
+    });
+    expect(existsSync(join(ROOT, 'services', s.name, 'src', 'setup.ts'))).toBe(true);
     const wait = pod.initContainers[0];
     expect(wait.args.join(' ')).toContain(`migrate-cli.js ${s.name} --check`);
     expect(envOf(wait).DATABASE_URL).toEqual(secretRef);

@@ -126,11 +126,23 @@ export const serviceEnvShape = {
 export const storeEnvShape = {
   ...serviceEnvShape,
   DATABASE_URL: databaseUrlSchema,
-  /** Apply pending migrations at boot (PostgreSQL); off when a migration Job does it. */
+  /**
+   * Set up at boot: apply pending migrations (PostgreSQL), create indexes (MongoDB) and create or
+   * update the JetStream streams. Off when the setup Job does it (`services/<svc>/dist/setup.js`):
+   * the process then only checks that the streams exist.
+   */
   DB_MIGRATE_ON_BOOT: env.bool(true),
   /** Idempotency records older than this are pruned on the janitor's command (45 days; at least 31). */
   PROCESSED_EVENTS_RETENTION_SECONDS: env.int(
     DEFAULT_PROCESSED_EVENTS_RETENTION_SECONDS,
     MIN_PROCESSED_EVENTS_RETENTION_SECONDS,
   ),
+};
+
+/** What a service's one-shot setup reads (the setup Job): its store and NATS, nothing secret else. */
+export const setupEnvShape = {
+  ...natsEnvShape,
+  DATABASE_URL: databaseUrlSchema,
+  NATS_STREAM_REPLICAS: z.coerce.number().int().min(1).max(5).default(1),
+  LOG_LEVEL: env.logLevel(),
 };

@@ -7,7 +7,11 @@ import { eventMetrics } from './messaging-metrics';
 import type { ReadinessCheck } from './http/bootstrap';
 import type { StoreLocation } from './store';
 import type { ProcessedEvents } from './events/idempotency';
-import { JetStreamBus } from './events/bus';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { z } from 'zod';
+import { loadConfig, setupEnvShape } from './config';
+import { createLogger } from './logger';
+import { ensureStreams, JetStreamBus } from './events/bus';
 import { connectNats, natsClientOptions, type NatsSettings } from './events/nats-connection';
 import {
   DEFAULT_PROCESSED_EVENTS_RETENTION_SECONDS,
@@ -119,7 +123,8 @@ export async function connectServiceInfra(
   const bus = await JetStreamBus.create(
     nc,
     logger,
-    { replicas: config.NATS_STREAM_REPLICAS },
+    // the setup Job made them when the service does not set up at boot
+    { replicas: config.NATS_STREAM_REPLICAS, ensure: config.DB_MIGRATE_ON_BOOT, service },
     storeOptions.metrics ? eventMetrics(storeOptions.metrics) : undefined,
   );
   // Every event consumer keeps idempotency records; the janitor has them pruned by retention.
@@ -144,6 +149,43 @@ export async function connectServiceInfra(
       { name: 'database', close: db.close },
     ],
   };
+}
+
+/**
+ * A data-owning service's one-shot setup, what the setup Job runs
+ * (`node services/<service>/dist/setup.js`) so that replicas started with DB_MIGRATE_ON_BOOT=false
+ * do none of it: the migrations (PostgreSQL), the service's indexes (MongoDB: `indexes`) and the
+ * JetStream streams. Idempotent; replicas and Jobs may run it concurrently. Reads DATABASE_URL,
+ * the NATS settings, NATS_STREAM_REPLICAS and LOG_LEVEL only. Exits 0 when done, 1 on failure.
+ */
+export function runSetup(
+  service: string,
+  migrationsDir: string,
+  indexes: (store: ServiceStore) => Promise<void>,
+): void {
+  runMain(async () => {
+    const config = loadConfig(z.object(setupEnvShape));
+    const logger = createLogger(`${service}-setup`, config.LOG_LEVEL);
+    const db = await connectStore(service, config.DATABASE_URL, logger, { migrationsDir, migrate: true });
+    try {
+      await indexes(db.store);
+      const nc = await connectNats(
+        config.NATS_URL,
+        `baas-${service}-setup`,
+        logger,
+        natsClientOptions(config, service),
+      );
+      try {
+        await ensureStreams(await jetstreamManager(nc), { replicas: config.NATS_STREAM_REPLICAS });
+      } finally {
+        await nc.drain();
+      }
+    } finally {
+      await db.close();
+    }
+    logger.info({ store: config.DATABASE_URL.kind }, 'setup done: migrations, indexes and streams');
+    process.exit(0);
+  });
 }
 
 const isEventConsumer = (service: string): service is EventConsumingService =>

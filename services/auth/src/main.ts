@@ -35,7 +35,10 @@ async function main(): Promise<void> {
   const infra = await connectServiceInfra('auth', config, logger, MIGRATIONS_DIR, { metrics });
   const { nc, bus } = infra;
 
-  const auth = await wireAuth(infra.store, config, logger, bus, { metrics });
+  const auth = await wireAuth(infra.store, config, logger, bus, {
+    metrics,
+    setUp: config.DB_MIGRATE_ON_BOOT,
+  });
   auth.relay.start(outboxMetrics(metrics));
   auth.deps.keys.startAutoReload();
   const retireTimer = setInterval(() => {

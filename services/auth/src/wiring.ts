@@ -27,6 +27,7 @@ import { Argon2Hasher } from './adapters/argon2-hasher';
 import { RedisLoginThrottle } from './adapters/redis-login-throttle';
 import type { OutboxRelayLoop, RelayOptions, StoreAdapters } from './adapters/store-adapters';
 import { auditLogOn } from './adapters/audit-log';
+import { ensureAuthIndexes } from './adapters/indexes';
 import { authMetrics } from './metrics';
 
 type AuthSettings = Pick<
@@ -72,6 +73,8 @@ export interface AuthWiring {
 
 export interface WiringOptions extends RelayOptions {
   clock?: () => Date;
+  /** Create the store's indexes (MongoDB) now; false when the setup Job did (DB_MIGRATE_ON_BOOT=false). */
+  setUp?: boolean;
   /** The process's registry: argon2 and login metrics are recorded there. */
   metrics?: Metrics;
 }
@@ -89,6 +92,7 @@ export async function wireAuth(
   opts: WiringOptions = {},
 ): Promise<AuthWiring> {
   const clock = opts.clock ?? (() => new Date());
+  if (opts.setUp !== false) await ensureAuthIndexes(store);
   const adapters = await storeAdapters(store, publisher, logger, opts);
   const secrets = deriveAuthKeys(config.AUTH_SECRET, config.AUTH_SECRET_PREVIOUS);
   const keys = new KeyStore(adapters.signingKeys, secrets.signingKeyWrap, logger, clock, [

@@ -41,6 +41,7 @@ async function main(): Promise<void> {
   const revocations = await startRevocationFeed(bus.js, logger, { observer: bus.observer });
 
   const { deps, relay } = await wireData({
+    setUp: config.DB_MIGRATE_ON_BOOT,
     store: infra.store,
     tokens: remoteAccessTokenVerifier(config.AUTH_URL, undefined, revocations.list),
     publisher: bus,

@@ -8,6 +8,7 @@ import {
   type OutboxObserver,
   type ServiceStore,
 } from '@baas/common';
+import { ensureDataIndexes } from './adapters/indexes';
 import type { DataDeps, DataLimits } from './ports';
 
 export interface DataWiring {
@@ -18,6 +19,8 @@ export interface DataWiring {
 
 export interface DataWiringOptions {
   store: ServiceStore;
+  /** Create the store's indexes (MongoDB) now; false when the setup Job did (DB_MIGRATE_ON_BOOT=false). */
+  setUp?: boolean;
   tokens: AccessTokenVerifier;
   publisher: EventPublisher;
   logger: Logger;
@@ -31,6 +34,7 @@ export interface DataWiringOptions {
  * harness both build the service with this, so tests run exactly what production runs.
  */
 export async function wireData(opts: DataWiringOptions): Promise<DataWiring> {
+  if (opts.setUp !== false) await ensureDataIndexes(opts.store);
   return opts.store.kind === 'postgres' ? wirePostgres(opts, opts.store) : wireMongo(opts, opts.store);
 }
 
@@ -75,9 +79,7 @@ async function wireMongo(
   const { MarkedOutboxRelay } = await import('./adapters/mongo/relay');
   const locks = new KeyedMutex();
   const catalogue = new MongoCollectionCatalogue(store.db, locks);
-  await catalogue.ensureIndexes();
   const pending = new MongoPendingIndex(store.db);
-  await pending.ensureIndexes();
   // The kernel's relay publishes the catalogue's events and single documents right after a write.
   const inner = new OutboxRelay({
     collections: () => [catalogue.coll as unknown as Collection<Document>],

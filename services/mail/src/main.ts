@@ -37,6 +37,7 @@ async function main(): Promise<void> {
   });
 
   const wired = await wireMail({
+    setUp: config.DB_MIGRATE_ON_BOOT,
     store: infra.store,
     publisher: bus,
     logger,

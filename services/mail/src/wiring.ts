@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { ensureMailIndexes } from './adapters/indexes';
 import {
   outboxMetrics,
   type Closer,
@@ -19,6 +20,8 @@ export const MIGRATIONS_DIR = path.resolve(__dirname, '../migrations');
 
 export interface MailWiringOptions {
   store: ServiceStore;
+  /** Create the store's indexes (MongoDB) now; false when the setup Job did (DB_MIGRATE_ON_BOOT=false). */
+  setUp?: boolean;
   /** Where the outbox relay publishes (the JetStream bus). */
   publisher: EventPublisher;
   logger: Logger;
@@ -64,6 +67,7 @@ interface StoreAdapters {
  * only the driver of the chosen store is loaded.
  */
 export async function wireMail(opts: MailWiringOptions): Promise<MailWiring> {
+  if (opts.setUp !== false) await ensureMailIndexes(opts.store);
   const a = opts.store.kind === 'postgres' ? await postgresAdapters(opts) : await mongoAdapters(opts);
   a.relay.start(opts.metrics ? outboxMetrics(opts.metrics) : undefined);
   const deps: MailDeps = {
@@ -127,7 +131,6 @@ async function mongoAdapters(opts: MailWiringOptions): Promise<StoreAdapters> {
     ...relayInterval(opts),
   });
   const messages = new MongoMessageRepository(db, (id) => void relay.relayOne(db.collection('messages'), id));
-  await Promise.all([templates.ensureIndexes(), usage.ensureIndexes(), messages.ensureIndexes()]);
   return {
     templates,
     messages,

@@ -34,6 +34,7 @@ async function main(): Promise<void> {
   // Ended sessions and deleted users, refused without a call per request; ready once caught up.
   const revocations = await startRevocationFeed(bus.js, logger, { observer: bus.observer });
   const wired = await wireStorage({
+    setUp: config.DB_MIGRATE_ON_BOOT,
     store: infra.store,
     objects: store,
     publisher: bus,

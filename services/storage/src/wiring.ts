@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { ensureStorageIndexes } from './adapters/indexes';
 import type { Collection } from 'mongodb';
 import {
   outboxMetrics,
@@ -20,6 +21,8 @@ export const MIGRATIONS_DIR = path.resolve(__dirname, '../migrations');
 
 export interface StorageWiringOptions {
   store: ServiceStore;
+  /** Create the store's indexes (MongoDB) now; false when the setup Job did (DB_MIGRATE_ON_BOOT=false). */
+  setUp?: boolean;
   objects: ObjectStore;
   /** Where the outbox relay publishes (the JetStream bus; tests collect). */
   publisher: EventPublisher;
@@ -64,6 +67,7 @@ interface StoreAdapters {
  * only the driver of the chosen store is loaded.
  */
 export async function wireStorage(opts: StorageWiringOptions): Promise<StorageWiring> {
+  if (opts.setUp !== false) await ensureStorageIndexes(opts.store);
   const adapters = opts.store.kind === 'postgres' ? await postgresAdapters(opts) : await mongoAdapters(opts);
   adapters.relay.start(opts.metrics ? outboxMetrics(opts.metrics) : undefined);
   return {
@@ -117,7 +121,6 @@ async function mongoAdapters(opts: StorageWiringOptions): Promise<StoreAdapters>
     logger: opts.logger,
     ...(opts.relayIntervalMs !== undefined ? { intervalMs: opts.relayIntervalMs } : {}),
   });
-  await files.ensureIndexes();
   return {
     files,
     quota: new MongoQuotaLedger(db),

@@ -4,6 +4,7 @@ import {
   AckPolicy,
   DeliverPolicy,
   DiscardPolicy,
+  JetStreamApiError,
   RetentionPolicy,
   StorageType,
   jetstream,
@@ -36,6 +37,39 @@ const DAY_NS = nanos(24 * 60 * 60 * 1000);
 
 export interface StreamOptions {
   replicas?: number;
+  /**
+   * false when the setup Job created the streams (DB_MIGRATE_ON_BOOT=false): the process only
+   * checks that they exist, and refuses to start if not.
+   */
+  ensure?: boolean;
+  /** Who is starting (named in the error when the streams are missing). */
+  service?: string;
+}
+
+/** Thrown at boot when the streams are missing and this process may not create them. */
+export class StreamsMissingError extends Error {
+  constructor(missing: string[], service = '<service>') {
+    super(
+      `JetStream stream(s) ${missing.join(', ')} missing: run the setup Job (node services/${service}/dist/setup.js) or start with DB_MIGRATE_ON_BOOT=true`,
+    );
+    this.name = 'StreamsMissingError';
+  }
+}
+
+/** The names of the streams every service relies on that do not exist. */
+export async function missingStreams(jsm: JetStreamManager): Promise<string[]> {
+  const missing: string[] = [];
+  for (const name of [EVENTS_STREAM, DLQ_STREAM]) {
+    const found = await jsm.streams.info(name).then(
+      () => true,
+      (e: unknown) => {
+        if (e instanceof JetStreamApiError && e.status === 404) return false;
+        throw e;
+      },
+    );
+    if (!found) missing.push(name);
+  }
+  return missing;
 }
 
 /** Creates or updates the streams every service relies on; safe to run from every replica. */
@@ -97,7 +131,10 @@ export class JetStreamBus implements EventPublisher {
     observer?: EventsObserver,
   ): Promise<JetStreamBus> {
     const jsm = await jetstreamManager(nc);
-    await ensureStreams(jsm, streams);
+    if (streams.ensure === false) {
+      const missing = await missingStreams(jsm);
+      if (missing.length > 0) throw new StreamsMissingError(missing, streams.service);
+    } else await ensureStreams(jsm, streams);
     return new JetStreamBus(nc, jetstream(nc), jsm, logger, observer);
   }
 

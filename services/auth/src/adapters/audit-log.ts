@@ -10,9 +10,7 @@ export async function auditLogOn(store: ServiceStore): Promise<AuditLog> {
     }
     case 'mongodb': {
       const { MongoAuditLog } = await import('./mongo-audit-log');
-      const log = new MongoAuditLog(store.db);
-      await log.ensureIndexes();
-      return log;
+      return new MongoAuditLog(store.db);
     }
   }
 }

@@ -11,7 +11,7 @@ import type { RelayOptions, StoreAdapters } from './store-adapters';
 
 /**
  * The auth service on MongoDB/FerretDB: events ride in the documents they describe (`_outbox`),
- * user writes hand their document to the relay at once, and the indexes are ensured at boot.
+ * user writes hand their document to the relay at once; its indexes: adapters/indexes.ts.
  */
 export async function mongoAdapters(
   db: Db,
@@ -25,10 +25,6 @@ export async function mongoAdapters(
   const users = new MongoUserRepository(db, (coll, id) => void relayRef.current?.relayOne(coll, id));
   const sessions = new MongoSessionRepository(db, (coll, id) => void relayRef.current?.relayOne(coll, id));
   const claims = new MongoCodeClaims(db);
-  await projects.ensureIndexes();
-  await claims.ensureIndexes();
-  await users.ensureIndexes();
-  await sessions.ensureIndexes();
   const relay = new OutboxRelay({
     collections: () => [projects.relayCollection, users.relayCollection, sessions.relayCollection],
     publisher,
