@@ -8,11 +8,12 @@ export function documentFor(i) {
 /** Distinct `tag` values: an equality filter on one of them matches 1% of the documents. */
 export const TAGS = 100;
 
-export async function call(method, url, { headers = {}, body, expect } = {}) {
+/** One request; `body` is sent as JSON, `raw` (a Buffer) as is with the caller's content-type. */
+export async function call(method, url, { headers = {}, body, raw, expect } = {}) {
   const res = await fetch(url, {
     method,
     headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
-    body: body === undefined ? undefined : JSON.stringify(body),
+    body: raw ?? (body === undefined ? undefined : JSON.stringify(body)),
     signal: AbortSignal.timeout(120_000),
   });
   const text = await res.text();
@@ -46,4 +47,23 @@ export async function runConcurrently(count, concurrency, task) {
     }),
   );
   return results;
+}
+
+/** A multipart/form-data body with one `file` part, as a browser would send it. */
+export function multipart(path, bytes, field = 'file') {
+  const boundary = `----baasbench${Math.random().toString(16).slice(2)}`;
+  const body = Buffer.concat([
+    Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="${field}"; filename="bench.bin"\r\n` +
+        'Content-Type: application/octet-stream\r\n\r\n',
+    ),
+    bytes,
+    Buffer.from(`\r\n--${boundary}--\r\n`),
+  ]);
+  return {
+    path,
+    method: 'POST',
+    headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+    body,
+  };
 }

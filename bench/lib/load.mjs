@@ -11,9 +11,11 @@ export const LOAD = {
 };
 
 /**
- * A scenario: one base URL and a request builder. `next(i)` returns `{ path, method?, body? }`
- * for the i-th request of a connection (rotating ids, tags, cursors), so every connection walks
- * different documents.
+ * A scenario: one base URL, default headers and a request builder. `next(i)` returns
+ * `{ path, method?, headers?, body? }` for the i-th request of a connection (rotating ids, tags,
+ * cursors, users), so every connection walks different documents. `body` is sent as JSON unless
+ * it is a Buffer (sent as is, with `headers['content-type']`). Optional per scenario:
+ * `maxRequests` (a cap below the run's, e.g. for 1 MB uploads) and `connections`.
  */
 function requestsFor(scenario) {
   return [
@@ -23,27 +25,32 @@ function requestsFor(scenario) {
         const r = scenario.next(context.i);
         req.path = r.path;
         req.method = r.method ?? 'GET';
-        if (r.body !== undefined) {
-          req.body = JSON.stringify(r.body);
-          req.headers = { ...req.headers, 'content-type': 'application/json' };
-        } else {
+        const headers = { ...scenario.headers, ...r.headers };
+        if (r.body === undefined) {
           delete req.body;
+        } else if (Buffer.isBuffer(r.body)) {
+          req.body = r.body;
+        } else {
+          req.body = JSON.stringify(r.body);
+          headers['content-type'] = 'application/json';
         }
+        req.headers = headers;
         return req;
       },
     },
   ];
 }
 
-function run(scenario, seconds, maxRequests) {
+function run(scenario, seconds, maxRequests, overallRate) {
   return autocannon({
     url: scenario.baseUrl,
     headers: scenario.headers,
-    connections: LOAD.connections,
+    connections: scenario.connections ?? LOAD.connections,
     pipelining: LOAD.pipelining,
     timeout: LOAD.timeout,
     duration: seconds,
-    maxOverallRequests: maxRequests,
+    maxOverallRequests: Math.min(maxRequests, scenario.maxRequests ?? Infinity),
+    ...(overallRate ? { overallRate } : {}),
     requests: requestsFor(scenario),
   });
 }
@@ -65,9 +72,14 @@ function summarize(r) {
   };
 }
 
-/** Warm-up (discarded, but its non-2xx are kept for the report), then the measured run. */
-export async function measure(scenario, { warmupSeconds, seconds, maxRequests }) {
-  const warm = summarize(await run(scenario, warmupSeconds, maxRequests));
-  const result = summarize(await run(scenario, seconds, maxRequests));
-  return { ...result, warmupNon2xx: warm.non2xx, warmupErrors: warm.errors };
+/**
+ * Warm-up (discarded, but its non-2xx are kept for the report; skipped when warmupSeconds is 0),
+ * then the measured run. `overallRate` (req/s over all connections) turns the run into a
+ * fixed-rate one, for latency at equal load.
+ */
+export async function measure(scenario, { warmupSeconds, seconds, maxRequests, overallRate }) {
+  const warm =
+    warmupSeconds > 0 ? summarize(await run(scenario, warmupSeconds, maxRequests, overallRate)) : null;
+  const result = summarize(await run(scenario, seconds, maxRequests, overallRate));
+  return { ...result, warmupNon2xx: warm?.non2xx ?? 0, warmupErrors: warm?.errors ?? 0 };
 }

@@ -1,6 +1,8 @@
 // Parse Server 9.9.0 on the local PostgreSQL, in a database of its own that the bench creates
-// (and drops at the end). Requests carry the master key (Parse's server-side key). The class is
-// declared through the schema API with indexes on `tag` and on `createdAt`.
+// (and drops at the end). Requests carry the master key (Parse's server-side key) unless a
+// workload acts as a user (session token). The class is declared through the schema API with
+// indexes on `tag` and on `createdAt`; documents carry an ACL naming their owner. Files go to
+// the file-system adapter (bench/peers/parse-server.mjs).
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -64,23 +66,58 @@ export async function startParse(benchDir, runDir, adminUrl) {
     expect: [200, 201],
     body: {
       className: 'items',
-      fields: { title: { type: 'String' }, n: { type: 'Number' }, tag: { type: 'String' } },
+      fields: {
+        title: { type: 'String' },
+        n: { type: 'Number' },
+        tag: { type: 'String' },
+        owner: { type: 'String' },
+      },
       indexes: { tag_1: { tag: 1 }, createdAt_1: { createdAt: 1 } },
     },
   });
   const classes = '/parse/classes/items';
+  const appOnly = { 'x-parse-application-id': APP_ID };
   return {
     name: 'Parse Server 9.9.0',
     key: 'parse',
-    store: 'PostgreSQL 15 (same server as ours)',
+    store: 'PostgreSQL (same server as ours)',
     process: proc,
     baseUrl: base,
     headers,
     database: DATABASE,
+    /** A document with an owner is readable and writable by that user only (its ACL). */
+    docBody: (doc) => (doc.owner ? { ...doc, ACL: { [doc.owner]: { read: true, write: true } } } : doc),
     async create(doc) {
-      const r = await call('POST', `${base}${classes}`, { headers, body: doc, expect: [201] });
+      const r = await call('POST', `${base}${classes}`, { headers, body: this.docBody(doc), expect: [201] });
       return r.json.objectId;
     },
+    async createUser(email, password) {
+      const r = await call('POST', `${base}/parse/users`, {
+        headers: appOnly,
+        body: { username: email, email, password },
+        expect: [201],
+      });
+      return { id: r.json.objectId, token: r.json.sessionToken };
+    },
+    userHeaders: (token) => ({ ...appOnly, 'x-parse-session-token': token }),
+    login: (email, password) => ({
+      path: '/parse/login',
+      method: 'POST',
+      headers: appOnly,
+      body: { username: email, password },
+    }),
+    upload: (bytes) => ({
+      path: '/parse/files/bench.bin',
+      method: 'POST',
+      headers: { 'content-type': 'application/octet-stream' },
+      body: bytes,
+    }),
+    // Parse's aggregate needs the master key; evaluated by the PostgreSQL adapter in SQL
+    aggregate: () => ({
+      path: `/parse/aggregate/items?pipeline=${encodeURIComponent(
+        JSON.stringify([{ $group: { _id: '$tag', count: { $sum: 1 } } }]),
+      )}`,
+    }),
     paths: {
       // count=1: the answer carries the total, as ours and PocketBase's do
       list: () => `${classes}?order=-createdAt&limit=20&count=1`,
@@ -89,5 +126,7 @@ export async function startParse(benchDir, runDir, adminUrl) {
         `${classes}?order=-createdAt&limit=20&count=1&where=${encodeURIComponent(JSON.stringify({ tag }))}`,
       create: () => classes,
     },
+    pagePath: async (n) => `${classes}?order=-createdAt&limit=20&skip=${(n - 1) * 20}`,
+    pageMethod: 'offset (skip=20(N-1), no total)',
   };
 }

@@ -2,9 +2,22 @@
 // what else runs on it), written as markdown and json to bench/results/.
 import fs from 'node:fs';
 import * as prettier from 'prettier';
+import { renderChart } from './chart.mjs';
 
 export const SCALE_LIMIT = 1.5;
 export const TENANT_LIMIT = 1.2;
+/** The issue's targets (ratios measured in one run). */
+export const TARGETS = {
+  list: { pocketbase: 1.5, parse: 2 },
+  get: { pocketbase: 0.6, parse: 1 },
+  create: { pocketbase: 0.6, parse: 1 },
+  gateway: 0.85,
+  p99VsBestPeer: 1,
+  login: 0.85,
+  idleRssMB: 80,
+  perUploadMB: 5,
+  idleCpuPercent: 2,
+};
 
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -36,7 +49,7 @@ const f = (x, d = 0) => (Number.isFinite(x) ? x.toFixed(d) : '-');
 const ratio = (a, b) => (Number.isFinite(a / b) ? (a / b).toFixed(2) : '-');
 const fails = (s) => (s.non2xx || s.errors ? `**${s.non2xx} / ${s.errors}**` : '0 / 0');
 
-function comparisonTable(c, systems) {
+function comparisonTable(c, systems, na = {}) {
   const peers = systems.filter((s) => s.key !== 'ours');
   const head = [
     'operation',
@@ -49,7 +62,9 @@ function comparisonTable(c, systems) {
     const s = Object.fromEntries(systems.map((x) => [x.key, bySystem[x.key]]));
     return [
       op,
-      ...systems.map((x) => (s[x.key] ? `${f(s[x.key].rps)} (${f(s[x.key].p50Ms, 1)})` : '-')),
+      ...systems.map((x) =>
+        s[x.key] ? `${f(s[x.key].rps)} (${f(s[x.key].p50Ms, 1)})` : na[op]?.[x.key] ? 'n/a' : '-',
+      ),
       ...peers.map((p) => (s.ours && s[p.key] ? ratio(s.ours.rps, s[p.key].rps) : '-')),
       ...peers.map((p) => (s.ours && s[p.key] ? ratio(s.ours.p50Ms, s[p.key].p50Ms) : '-')),
       systems.map((x) => (s[x.key] ? `${x.key} ${fails(s[x.key])}` : '')).join(', '),
@@ -66,60 +81,286 @@ function table(head, rows) {
   ].join('\n');
 }
 
+const ratioOf = (c, op, peer) => (c?.[op]?.ours && c?.[op]?.[peer] ? c[op].ours.rps / c[op][peer].rps : NaN);
+const verdict = (value, limit, atMost = false) => ({
+  value,
+  limit,
+  pass: Number.isFinite(value) ? (atMost ? value <= limit : value >= limit) : null,
+});
+
+/** Every target of the issue with its measured value: pass, fail or null (not measured). */
 export function verdicts(results) {
   const out = {};
-  const sc = results.scale;
-  if (sc) {
-    for (const [op, sizes] of Object.entries(sc)) {
-      const [small, large] = [sizes.small, sizes.large];
-      const r = large.meanMs / small.meanMs;
-      out[`scale:${op}`] = { ratio: r, limit: SCALE_LIMIT, pass: r <= SCALE_LIMIT };
-    }
+  const c = results.comparison;
+  for (const [op, key] of [
+    ['list-20', 'list'],
+    ['get', 'get'],
+    ['create', 'create'],
+  ]) {
+    for (const [peer, limit] of Object.entries(TARGETS[key]))
+      out[`${op} ours/${peer} req/s >= ${limit}`] = verdict(ratioOf(c, op, peer), limit);
   }
-  const t = results.tenants;
-  if (t?.without && t?.with) {
-    const r = t.with.meanMs / t.without.meanMs;
-    out.tenants = { ratio: r, limit: TENANT_LIMIT, pass: r <= TENANT_LIMIT };
+  if (results.gateway)
+    out[`gateway/direct list-20 req/s >= ${TARGETS.gateway}`] = verdict(
+      results.gateway.ratio,
+      TARGETS.gateway,
+    );
+  for (const [row, fr] of Object.entries(results.fixedRate ?? {})) {
+    const peers = Object.entries(fr.bySystem).filter(([k]) => k !== 'ours');
+    const best = Math.min(...peers.map(([, s]) => s.p99Ms));
+    out[`${row} p99 at ${fr.rate} req/s, ours/best peer <= ${TARGETS.p99VsBestPeer}`] = verdict(
+      fr.bySystem.ours && peers.length ? fr.bySystem.ours.p99Ms / best : NaN,
+      TARGETS.p99VsBestPeer,
+      true,
+    );
   }
+  for (const [op, sizes] of Object.entries(results.scale ?? {}))
+    out[`${op} cost large/small <= ${SCALE_LIMIT}`] = verdict(
+      sizes.large.meanMs / sizes.small.meanMs,
+      SCALE_LIMIT,
+      true,
+    );
+  if (results.argon2 && c?.login?.ours)
+    out[`login ours/raw argon2 >= ${TARGETS.login}`] = verdict(
+      c.login.ours.rps / results.argon2.perSecond,
+      TARGETS.login,
+    );
+  if (results.memory?.idle) {
+    for (const [svc, mb] of Object.entries(results.memory.idle))
+      out[`${svc} RSS idle <= ${TARGETS.idleRssMB} MB`] = verdict(mb, TARGETS.idleRssMB, true);
+  }
+  if (results.uploadMemory?.perUploadMB !== undefined)
+    out[`storage RSS per concurrent upload <= ${TARGETS.perUploadMB} MB`] = verdict(
+      results.uploadMemory.perUploadMB,
+      TARGETS.perUploadMB,
+      true,
+    );
+  if (results.idleCpu?.percentOfCore !== undefined)
+    out[`idle CPU with ${results.idleCpu.projects} projects < ${TARGETS.idleCpuPercent} % of a core`] =
+      verdict(results.idleCpu.percentOfCore, TARGETS.idleCpuPercent, true);
+  for (const [op, t] of Object.entries(results.tenants ?? {}))
+    out[`${op} cost with/without background tenants <= ${TENANT_LIMIT}`] = verdict(
+      t.with.meanMs / t.without.meanMs,
+      TENANT_LIMIT,
+      true,
+    );
+  // every target of the issue appears, measured or not
+  const missing = (prefix, name) => {
+    if (!Object.keys(out).some((k) => k.startsWith(prefix))) out[name] = verdict(NaN, NaN);
+  };
+  missing('gateway/', `gateway/direct list-20 req/s >= ${TARGETS.gateway}`);
+  missing('list-20 p99', `p99 at a fixed rate, ours/best peer <= ${TARGETS.p99VsBestPeer}`);
+  for (const op of ['list-20', 'filter', 'cursor'])
+    missing(`${op} cost large`, `${op} cost large/small <= ${SCALE_LIMIT}`);
+  missing('login ours/raw', `login ours/raw argon2 >= ${TARGETS.login}`);
+  missing('gateway RSS', `each service RSS idle <= ${TARGETS.idleRssMB} MB`);
+  missing('storage RSS', `storage RSS per concurrent upload <= ${TARGETS.perUploadMB} MB`);
+  missing('idle CPU', `idle CPU with 1000 projects < ${TARGETS.idleCpuPercent} % of a core`);
   return out;
 }
 
-export function renderMarkdown(report) {
+/** What went wrong in a run: every row with non-2xx answers or connection errors. */
+export function failures(results) {
+  const out = [];
+  const check = (label, s) => {
+    if (s && (s.non2xx || s.errors))
+      out.push(`${label}: ${s.non2xx} non-2xx, ${s.errors ?? 0} errors ${JSON.stringify(s.statuses ?? {})}`);
+  };
+  for (const [op, by] of Object.entries(results.comparison ?? {}))
+    for (const [k, s] of Object.entries(by)) check(`${op} ${k}`, s);
+  for (const [op, fr] of Object.entries(results.fixedRate ?? {}))
+    for (const [k, s] of Object.entries(fr.bySystem)) check(`${op} ${k} at fixed rate`, s);
+  for (const [op, by] of Object.entries(results.scale ?? {}))
+    for (const [k, s] of Object.entries(by)) check(`scale ${op} ${k}`, s);
+  for (const [op, by] of Object.entries(results.tenants ?? {}))
+    for (const [k, s] of Object.entries(by)) check(`tenants ${op} ${k}`, s);
+  if (results.gateway) {
+    check('gateway direct', results.gateway.direct);
+    check('gateway through', results.gateway.gateway);
+  }
+  check('uploads 20 x 10 MB', results.uploadMemory);
+  return out;
+}
+
+const passText = (v) => (v.pass === null ? 'not measured' : v.pass ? 'pass' : '**FAIL**');
+
+function chartRows(results) {
+  return Object.entries(results.comparison ?? {}).map(([name, by]) => ({
+    name,
+    bySystem: Object.fromEntries(Object.entries(by).map(([k, s]) => [k, { rps: s.rps, p99Ms: s.p99Ms }])),
+  }));
+}
+
+export function renderMarkdown(report, chartFile) {
   const { meta, results, systems } = report;
   const v = verdicts(results);
   const lines = [
-    `# Bench ${meta.date} on ${meta.machine}`,
+    `# Bench ${meta.date} on ${meta.machine}${meta.mode === 'full' ? '' : ` (${meta.mode})`}`,
     '',
-    `${meta.cpus} x ${meta.cpuModel}, ${meta.memoryGiB} GiB, Node ${meta.node}, ${meta.postgres}; ` +
-      `commit ${meta.commit}${meta.dirty ? ' (work tree not clean)' : ''}; load average at start ${meta.loadStart}, at end ${meta.loadEnd ?? '-'}.`,
+    `${meta.cpus} x ${meta.cpuModel}, ${meta.memoryGiB} GiB, Node ${meta.node}, ${meta.postgres}; our store: **${meta.store}**; ` +
+      `commit ${meta.commit}${meta.dirty ? ' (work tree not clean)' : ''}; load average at start ${meta.loadStart}, at end ${meta.loadEnd ?? '-'}` +
+      `${meta.minutes ? `; ${meta.minutes.toFixed(1)} minutes` : ''}.`,
     '',
     `Load: autocannon ${meta.load.autocannon}, ${meta.load.connections} connections, keep-alive, pipelining ${meta.load.pipelining}, ` +
       `${meta.load.warmupSeconds} s warm-up (not counted) then ${meta.load.seconds} s measured per run (at most ${meta.load.maxRequests} requests), ` +
-      `${meta.load.rounds} round(s) with the systems in rotating order; medians over rounds. Document shape { title, n, tag } plus each system's own createdAt; ` +
-      `tag has ${meta.tags} values (an equality filter matches 1%), indexed on every system. Every system runs on this machine at the same time as the client.`,
+      `${meta.load.rounds} round(s) with the systems in rotating order; medians over rounds. Document shape { title, n, tag, owner } plus each system's own createdAt; ` +
+      `tag has ${meta.tags} values (an equality filter matches 1%), tag and owner indexed on every system; ${meta.users} users own the documents in turn. ` +
+      'Every system runs on this machine at the same time as the client. Workloads in this run: ' +
+      `${meta.workloads.join(', ')}.`,
     '',
   ];
   if (meta.incomplete) lines.push(`**Incomplete run:** ${meta.incomplete}`, '');
-  if (results.comparison) {
+  if (Object.keys(v).length) {
     lines.push(
-      `## Side by side at ${meta.docs.toLocaleString('en')} documents`,
+      '## Targets',
       '',
-      comparisonTable(results.comparison, systems),
-      '',
-      'ours/peer req/s above 1 means we serve more requests per second; ours/peer p50 below 1 means our median answer is faster. ' +
-        'list-20: the newest 20 with the total count; get: one document by id (ids rotate over all documents); ' +
-        'filter: tag equals one value, newest 20 with the total; create: insert one document (runs last, so the reads see exactly the seeded documents).',
+      table(
+        ['target', 'measured', 'verdict'],
+        Object.entries(v).map(([name, x]) => [name, f(x.value, 2), passText(x)]),
+      ),
       '',
     );
   }
+  if (results.comparison) {
+    const na = Object.entries(results.na ?? {}).flatMap(([op, by]) =>
+      Object.entries(by).map(([k, why]) => `- ${op}, ${k}: n/a: ${why}`),
+    );
+    lines.push(
+      `## Side by side at ${meta.docs.toLocaleString('en')} documents`,
+      '',
+      ...(chartFile ? [`![throughput and p99 per workload and system](${chartFile})`, ''] : []),
+      comparisonTable(results.comparison, systems, results.na),
+      '',
+      ...systems.map((s) => `- ${s.key}: ${s.name}, ${s.store}`),
+      ...na,
+      '',
+      'ours/peer req/s above 1 means we serve more requests per second; ours/peer p50 below 1 means our median answer is faster. ' +
+        'list-20: the newest 20 with the total count (server key); get: one document by id (ids rotate over all documents); ' +
+        'filter: tag equals one value, newest 20 with the total; ' +
+        `page-1 / page-${results.deepPage ?? 500}: 20 newest first at that depth (ours by cursor, ${Object.entries(
+          results.pageMethods ?? {},
+        )
+          .filter(([k]) => k !== 'ours')
+          .map(([k, m]) => `${k} ${m}`)
+          .join(', ')}); ` +
+        'rls-list: the newest 20 a user may read, with a user token (ours: publishable key and Bearer under RLS private mode; PocketBase: list rule owner = @request.auth.id; Parse: per-object ACLs and a session token); ' +
+        'aggregate: $group by tag with a count over the whole collection (Parse: master key); ' +
+        'create: insert one document; login: email and password (each system its own hash: ours argon2id, PocketBase and Parse bcrypt); ' +
+        'upload-1mb: one 1 MB file (ours and PocketBase multipart, Parse a raw body).',
+      '',
+    );
+  }
+  if (results.argon2) {
+    const a = results.argon2;
+    const ours = results.comparison?.login?.ours;
+    lines.push(
+      '## Login against raw argon2',
+      '',
+      `argon2id verify at the auth service's parameters (m=${a.memoryCost} KiB, t=${a.timeCost}, p=${a.parallelism}), ${a.concurrency} at once ` +
+        `(PASSWORD_HASH_CONCURRENCY), in the bench process alone: **${f(a.perSecond, 1)}/s**; our login through the gateway: ${f(ours?.rps, 1)}/s ` +
+        `(ratio ${ratio(ours?.rps, a.perSecond)}).`,
+      '',
+    );
+  }
+  if (results.fixedRate) {
+    lines.push(
+      '## p99 at a fixed rate',
+      '',
+      "Each system at half the slowest system's maximum for that workload (autocannon overallRate), one run each.",
+      '',
+      table(
+        ['operation', 'rate req/s', ...systems.map((s) => `${s.key} p99 ms (p50)`), 'ours/best peer p99'],
+        Object.entries(results.fixedRate).map(([row, fr]) => {
+          const peers = Object.entries(fr.bySystem).filter(([k]) => k !== 'ours');
+          return [
+            row,
+            fr.rate,
+            ...systems.map((s) =>
+              fr.bySystem[s.key]
+                ? `${f(fr.bySystem[s.key].p99Ms, 1)} (${f(fr.bySystem[s.key].p50Ms, 1)})`
+                : '-',
+            ),
+            fr.bySystem.ours && peers.length
+              ? ratio(fr.bySystem.ours.p99Ms, Math.min(...peers.map(([, s]) => s.p99Ms)))
+              : '-',
+          ];
+        }),
+      ),
+      '',
+    );
+  }
+  if (results.gateway) {
+    const g = results.gateway;
+    lines.push(
+      '## Gateway overhead',
+      '',
+      `GET ${g.path}, ${g.requests} requests per round, ${g.concurrency} in flight, ${g.rounds} round(s) interleaved (medians); direct = straight to the data service with a gateway assertion signed by the bench (reused 30 s, as the gateway does).`,
+      '',
+      table(
+        ['', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx'],
+        [
+          ['direct', f(g.direct.rps), f(g.direct.p50Ms, 2), f(g.direct.p99Ms, 2), g.direct.non2xx],
+          [
+            'through the gateway',
+            f(g.gateway.rps),
+            f(g.gateway.p50Ms, 2),
+            f(g.gateway.p99Ms, 2),
+            g.gateway.non2xx,
+          ],
+          ['gateway/direct', f(g.ratio, 2), '', '', ''],
+        ],
+      ),
+      '',
+    );
+  }
+  if (results.memory || results.uploadMemory) {
+    const m = results.memory ?? {};
+    const svcs = Object.keys(m.idle ?? m.after ?? {});
+    lines.push('## Memory', '');
+    if (svcs.length) {
+      lines.push(
+        table(
+          ['service', 'RSS idle MB', 'RSS after the run MB'],
+          svcs.map((s) => [s, f(m.idle?.[s], 1), f(m.after?.[s], 1)]),
+        ),
+        '',
+      );
+    }
+    const u = results.uploadMemory;
+    if (u?.na) lines.push(`Uploads: n/a (${u.na}).`, '');
+    else if (u)
+      lines.push(
+        `Storage service during ${u.concurrent} concurrent ${u.mb} MB uploads (${u.batches} batch(es)): ${f(u.idleMB, 1)} MB before, peak ${f(u.peakMB, 1)} MB ` +
+          `(sampled every 10 ms): **${f(u.perUploadMB, 2)} MB per concurrent upload**; statuses ${JSON.stringify(u.statuses)}.`,
+        '',
+      );
+  }
+  if (results.idleCpu) {
+    const c = results.idleCpu;
+    if (c.na) lines.push('## Idle CPU', '', `n/a: ${c.na}`, '');
+    else
+      lines.push(
+        '## Idle CPU',
+        '',
+        `With ${c.projects} projects registered, over ${c.seconds} s idle (utime+stime from /proc): **${f(c.percentOfCore, 2)} % of a core** in total.`,
+        '',
+        table(
+          ['process', '% of a core'],
+          Object.entries(c.byGroup)
+            .sort((a, b) => b[1] - a[1])
+            .map(([k, x]) => [k, f(x, 2)]),
+        ),
+        '',
+      );
+  }
   if (results.scale) {
     const rows = Object.entries(results.scale).map(([op, s]) => {
-      const r = v[`scale:${op}`];
+      const r = s.large.meanMs / s.small.meanMs;
       return [
         op,
         `${f(s.small.rps)} (${f(s.small.meanMs, 1)})`,
         `${f(s.large.rps)} (${f(s.large.meanMs, 1)})`,
-        `${f(r.ratio, 2)} ${r.pass ? 'pass' : '**FAIL**'} (<= ${SCALE_LIMIT})`,
+        `${f(r, 2)} ${r <= SCALE_LIMIT ? 'pass' : '**FAIL**'} (<= ${SCALE_LIMIT})`,
         `${fails(s.small)}, ${fails(s.large)}`,
       ];
     });
@@ -141,27 +382,28 @@ export function renderMarkdown(report) {
       '',
     );
   }
-  if (results.tenants?.without && results.tenants?.with) {
-    const t = results.tenants;
-    const r = v.tenants;
+  if (results.tenants) {
     lines.push(
-      `## Ours: list-20 without and with ${meta.tenants.projects.toLocaleString('en')} x ${meta.tenants.collections} background tenants`,
+      `## Ours: without and with ${meta.tenants.projects.toLocaleString('en')} x ${meta.tenants.collections} background tenants`,
       '',
       table(
-        ['', 'req/s (mean ms)', 'non-2xx / errors'],
         [
-          ['without', `${f(t.without.rps)} (${f(t.without.meanMs, 1)})`, fails(t.without)],
-          [
-            `with (${meta.tenants.documents.toLocaleString('en')} more documents in the store)`,
-            `${f(t.with.rps)} (${f(t.with.meanMs, 1)})`,
-            fails(t.with),
-          ],
-          [
-            'cost ratio with/without',
-            `${f(r.ratio, 2)} ${r.pass ? 'pass' : '**FAIL**'} (<= ${TENANT_LIMIT})`,
-            '',
-          ],
+          'operation',
+          'without req/s (mean ms)',
+          `with (${meta.tenants.documents.toLocaleString('en')} more documents) req/s (mean ms)`,
+          'cost ratio with/without',
+          'non-2xx / errors',
         ],
+        Object.entries(results.tenants).map(([op, t]) => {
+          const r = t.with.meanMs / t.without.meanMs;
+          return [
+            op,
+            `${f(t.without.rps)} (${f(t.without.meanMs, 1)})`,
+            `${f(t.with.rps)} (${f(t.with.meanMs, 1)})`,
+            `${f(r, 2)} ${r <= TENANT_LIMIT ? 'pass' : '**FAIL**'} (<= ${TENANT_LIMIT})`,
+            `${fails(t.without)}, ${fails(t.with)}`,
+          ];
+        }),
       ),
       '',
     );
@@ -171,17 +413,29 @@ export function renderMarkdown(report) {
   return lines.join('\n');
 }
 
-/** Writes both files, formatted by the repository's prettier settings (format:check stays green). */
+/** Writes .json, .md and the .svg chart, formatted by the repository's prettier settings. */
 export async function writeReport(dir, report) {
   fs.mkdirSync(dir, { recursive: true });
   // a second run on the same day gets -2, -3, ...: a report is never overwritten
   const first = `${dir}/${report.meta.date}-${report.meta.machine}`;
   let base = first;
-  for (let n = 2; fs.existsSync(`${base}.md`) || fs.existsSync(`${base}.json`); n++) base = `${first}-${n}`;
+  for (let n = 2; ['md', 'json', 'svg'].some((e) => fs.existsSync(`${base}.${e}`)); n++)
+    base = `${first}-${n}`;
   const options = (await prettier.resolveConfig(`${base}.md`)) ?? {};
-  const json = JSON.stringify({ ...report, verdicts: verdicts(report.results) });
+  const json = JSON.stringify({
+    ...report,
+    verdicts: verdicts(report.results),
+    failures: failures(report.results),
+  });
   fs.writeFileSync(`${base}.json`, await prettier.format(json, { ...options, parser: 'json' }));
-  const md = await prettier.format(renderMarkdown(report), { ...options, parser: 'markdown' });
+  let chartFile = null;
+  const rows = chartRows(report.results);
+  if (rows.length) {
+    chartFile = `${base.split('/').pop()}.svg`;
+    const title = `${report.meta.date} ${report.meta.machine}: ${report.meta.docs} documents, our store ${report.meta.store}`;
+    fs.writeFileSync(`${base}.svg`, renderChart(title, rows, report.systems));
+  }
+  const md = await prettier.format(renderMarkdown(report, chartFile), { ...options, parser: 'markdown' });
   fs.writeFileSync(`${base}.md`, md);
   return { base, md };
 }

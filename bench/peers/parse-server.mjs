@@ -10,6 +10,7 @@ const { PARSE_DIR, PORT, DATABASE_URI, APP_ID, MASTER_KEY, LOGS_DIR } = process.
 const require = createRequire(path.join(PARSE_DIR, 'package.json'));
 const express = require('express');
 const { ParseServer } = require('parse-server');
+const FSFilesAdapter = require('@parse/fs-files-adapter');
 
 const serverURL = `http://127.0.0.1:${PORT}/parse`;
 const server = new ParseServer({
@@ -19,6 +20,9 @@ const server = new ParseServer({
   masterKeyIps: ['127.0.0.1', '::1'],
   serverURL,
   logsFolder: LOGS_DIR,
+  // files on the local disk (the default GridFS adapter needs MongoDB), under <cwd>/files
+  filesAdapter: new FSFilesAdapter(),
+  maxUploadSize: '20mb',
 });
 await server.start();
 const app = express();
