@@ -13,12 +13,12 @@ import type { RelayOptions, StoreAdapters } from './store-adapters';
  * The auth service on MongoDB/FerretDB: events ride in the documents they describe (`_outbox`),
  * user writes hand their document to the relay at once; its indexes: adapters/indexes.ts.
  */
-export async function mongoAdapters(
+export function mongoAdapters(
   db: Db,
   publisher: EventPublisher,
   logger: Logger,
   opts: RelayOptions = {},
-): Promise<StoreAdapters> {
+): StoreAdapters {
   const projects = new MongoProjectRepository(db);
   // User writes kick the relay, which needs their collection: a late binding.
   const relayRef: { current?: OutboxRelay } = {};
