@@ -32,3 +32,4 @@ export * from './revocation-list';
 export * from './revocation-feed';
 export * from './events/follow-events';
 export * from './audit';
+export * from './openapi';

@@ -17,6 +17,8 @@ export interface ProjectRepository {
   ): Promise<Project | null>;
   replaceKey(id: ProjectId, type: KeyType, key: StoredKey, events: EventEnvelope[]): Promise<boolean>;
   markDeleted(id: ProjectId, events: EventEnvelope[]): Promise<boolean>;
+  /** Live projects newest first (by id), strictly before the id `before` when given; at most `limit`. */
+  list(opts: { limit: number; before?: string }): Promise<Project[]>;
 }
 
 /** Tells every gateway to drop what it cached about a project, at once (core NATS). */
@@ -118,6 +120,14 @@ export interface UserRepository {
     events: EventEnvelope[],
   ): Promise<User | null>;
   delete(projectId: ProjectId, userId: string, events: EventEnvelope[]): Promise<boolean>;
+  /**
+   * The project's users newest first (by id), strictly before the id `before` when given, only
+   * those whose normalized email contains `emailContains` when given; at most `limit`.
+   */
+  list(
+    projectId: ProjectId,
+    opts: { limit: number; before?: string; emailContains?: string },
+  ): Promise<User[]>;
   deleteProject(projectId: ProjectId): Promise<number>;
   purgeExpiredCodes(cutoff: Date, limit: number): Promise<number>;
 }

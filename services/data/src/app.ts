@@ -10,6 +10,7 @@ import {
 import type { DataDeps } from './ports';
 import { adminCollectionRoutes } from './http/admin-collections.routes';
 import { dataRoutes } from './http/data.routes';
+import { adminUsageRoutes } from './http/admin-usage.routes';
 
 export interface DataAppDeps {
   logger: Logger;
@@ -32,6 +33,7 @@ export function createApp(deps: DataAppDeps): ServiceApp {
   const { app } = svc;
   app.use(requireGatewayAssertion(deps.assertionPublicKey, 'data'));
   app.use('/api/admin/projects', adminCollectionRoutes(deps.data));
+  app.use('/api/admin/projects', adminUsageRoutes(deps.data));
   app.use('/api/data', dataRoutes(deps.data));
   svc.finish();
   return svc;

@@ -24,6 +24,8 @@ import { answerPreflight } from './http/cors';
 import { sendError, sendJson, header, type Exchange } from './http/exchange';
 import { applyHeaders, securityHeaders } from './http/security-headers';
 import { Upstream } from './http/upstream';
+import { answerOpenApi } from './http/openapi';
+import { answerProjectUsage } from './http/project-usage';
 import { readiness as readinessAnswer } from './http/health';
 import { gatewayMetrics } from './metrics';
 
@@ -118,9 +120,17 @@ export function createApp(deps: GatewayDeps): GatewayApp {
     const refused = await authenticate(ex);
     if (refused) return sendError(ex, refused);
     const route = ex.route;
+    const claims = ex.claims;
+    if (!claims) return sendError(ex, errors.routeNotFound());
+    if (route.service === 'gateway') {
+      if (route.answer === 'openapi') return answerOpenApi(ex);
+      if (route.answer === 'project-usage' && (req.method === 'GET' || req.method === 'HEAD'))
+        return answerProjectUsage(ex, upstreams, (service) => issuer.issue(service, claims, ex.project));
+      return sendError(ex, errors.routeNotFound());
+    }
     const upstream = upstreams.get(route.service);
-    if (!upstream || !ex.claims) return sendError(ex, errors.routeNotFound());
-    const assertion = await issuer.issue(route.service, ex.claims, ex.project);
+    if (!upstream) return sendError(ex, errors.routeNotFound());
+    const assertion = await issuer.issue(route.service, claims, ex.project);
     await upstream.forward(ex, {
       assertion,
       dropAuthorization: route.auth === 'admin' || route.auth === 'admin-project',

@@ -10,6 +10,7 @@ import {
 import type { FileDeps } from './domain/files/deps';
 import { storageRoutes } from './http/storage.routes';
 import { publicFileRoutes } from './http/public-files.routes';
+import { adminUsageRoutes } from './http/admin-usage.routes';
 
 export interface StorageAppDeps {
   logger: Logger;
@@ -32,6 +33,7 @@ export function createApp(deps: StorageAppDeps): ServiceApp {
   const { app } = svc;
   app.use(requireGatewayAssertion(deps.assertionPublicKey, 'storage'));
   app.use('/api/storage', storageRoutes(deps.files));
+  app.use('/api/admin/projects', adminUsageRoutes(deps.files));
   app.use('/files', publicFileRoutes(deps.files, deps.logger));
   svc.finish();
   return svc;

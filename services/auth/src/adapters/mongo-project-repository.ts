@@ -107,6 +107,17 @@ export class MongoProjectRepository implements ProjectRepository {
     return r.matchedCount === 1;
   }
 
+  async list(opts: { limit: number; before?: string }): Promise<Project[]> {
+    const filter: Record<string, unknown> = { ...LIVE, keys: { $exists: true } };
+    if (opts.before) filter._id = { $lt: new ObjectId(opts.before) };
+    const docs = await this.coll
+      .find(filter, { projection: HIDE_OUTBOX })
+      .sort({ _id: -1 })
+      .limit(opts.limit)
+      .toArray();
+    return docs.map(toProject).filter((p): p is Project => p !== null);
+  }
+
   /** Keeps a tombstone (no keys) so the deletion event and later lookups are unambiguous. */
   async markDeleted(id: ProjectId, events: EventEnvelope[]): Promise<boolean> {
     const now = new Date();

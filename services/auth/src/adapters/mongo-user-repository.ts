@@ -262,6 +262,23 @@ export class MongoUserRepository implements UserRepository {
     return r.matchedCount === 1;
   }
 
+  async list(
+    projectId: ProjectId,
+    opts: { limit: number; before?: string; emailContains?: string },
+  ): Promise<User[]> {
+    const filter: Record<string, unknown> = { projectId, ...LIVE };
+    if (opts.before) filter._id = { $lt: new ObjectId(opts.before) };
+    // A literal substring: every regex metacharacter of the search is escaped.
+    if (opts.emailContains)
+      filter.emailLower = { $regex: opts.emailContains.replace(/[.*+?^${}()|[\]\\]/g, '\\$&') };
+    const docs = await this.coll
+      .find(filter, { projection: { ...PROJECTION, codes: 0 } })
+      .sort({ _id: -1 })
+      .limit(opts.limit)
+      .toArray();
+    return docs.map(toUser);
+  }
+
   async deleteProject(projectId: ProjectId): Promise<number> {
     const r = await this.coll.deleteMany({ projectId });
     return r.deletedCount;

@@ -115,6 +115,17 @@ export class PgProjectRepository implements ProjectRepository {
     });
   }
 
+  async list(opts: { limit: number; before?: string }): Promise<Project[]> {
+    const { rows } = await this.db.run<ProjectRow>(
+      `${selectProjects()}
+        WHERE p.deleted_at IS NULL AND ($1::text IS NULL OR p.id < $1)
+        ORDER BY p.id DESC
+        LIMIT $2`,
+      [opts.before ?? null, opts.limit],
+    );
+    return rows.map(toProject);
+  }
+
   /** Keeps a tombstone without keys, so the deletion event and later lookups are unambiguous. */
   async markDeleted(id: ProjectId, events: EventEnvelope[]): Promise<boolean> {
     return this.db.transaction(async (tx, emit) => {

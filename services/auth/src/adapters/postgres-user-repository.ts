@@ -273,6 +273,25 @@ export class PgUserRepository implements UserRepository {
     });
   }
 
+  /** The admin list: the primary key (project_id, id) serves the order; codes are not read. */
+  async list(
+    projectId: ProjectId,
+    opts: { limit: number; before?: string; emailContains?: string },
+  ): Promise<User[]> {
+    const { rows } = await this.db.run<UserRow>(
+      `SELECT u.id, u.project_id, u.email, u.email_verified, u.password_hash, u.profile,
+              u.created_at, u.updated_at, '[]'::json AS codes
+         FROM users u
+        WHERE u.project_id = $1
+          AND ($2::text IS NULL OR u.id < $2)
+          AND ($3::text IS NULL OR strpos(u.email_lower, $3) > 0)
+        ORDER BY u.id DESC
+        LIMIT $4`,
+      [projectId, opts.before ?? null, opts.emailContains ?? null, opts.limit],
+    );
+    return rows.map(toUser);
+  }
+
   async deleteProject(projectId: ProjectId): Promise<number> {
     const { rowCount } = await this.db.run(`DELETE FROM users WHERE project_id = $1`, [projectId]);
     return rowCount;

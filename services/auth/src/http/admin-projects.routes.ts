@@ -16,12 +16,16 @@ import { getProject } from '../domain/projects/get-project';
 import { updateProject } from '../domain/projects/update-project';
 import { deleteProject } from '../domain/projects/delete-project';
 import { rotateKey } from '../domain/projects/rotate-key';
+import { listProjects } from '../domain/projects/list-projects';
+import { pageRequest, projectListQuery } from '../domain/admin/admin-list';
 
-const createSchema = z.object({ name: projectNameSchema, settings: settingsPatchSchema.optional() }).strict();
-const patchSchema = z
+export const createSchema = z
+  .object({ name: projectNameSchema, settings: settingsPatchSchema.optional() })
+  .strict();
+export const patchSchema = z
   .object({ name: projectNameSchema.optional(), settings: settingsPatchSchema.optional() })
   .strict();
-const rotateSchema = z.object({ type: z.enum(['secret', 'publishable']) }).strict();
+export const rotateSchema = z.object({ type: z.enum(['secret', 'publishable']) }).strict();
 
 function projectIdParam(raw: string | undefined) {
   if (!isProjectIdString(raw)) throw errors.notFound('PROJECT_NOT_FOUND', 'Project not found');
@@ -36,6 +40,10 @@ export function adminProjectRoutes(deps: ProjectDeps): Router {
     next();
   });
   r.use(jsonBody());
+  r.get('/', async (req, res) => {
+    const query = parseInput(projectListQuery, req.query, 'Invalid query parameter');
+    res.json({ success: true, data: await listProjects(deps, pageRequest(query)), message: 'Projects' });
+  });
   r.post('/', async (req, res) => {
     const input = parseInput(createSchema, req.body);
     res

@@ -14,11 +14,14 @@ import type { ProjectRepository } from '../ports';
 import { usersSchemaBody } from '../domain/users/users-schema';
 import { putUsersSchema } from '../domain/users/put-users-schema';
 import { deleteUser } from '../domain/users/delete-user';
+import { listUsers } from '../domain/users/list-users';
+import { pageRequest, userListQuery } from '../domain/admin/admin-list';
 
 /**
  * Operator endpoints for a project's users:
  * - PUT /api/admin/projects/:projectId/users-schema (gateway: admin token + project exists);
- * - DELETE /api/admin/projects/:projectId/users/:userId (gateway: admin token; project checked here).
+ * - GET /api/admin/projects/:projectId/users?search=&limit=&cursor= (gateway: admin token + project exists);
+ * - DELETE /api/admin/projects/:projectId/users/:userId (gateway: admin token + project exists; checked here too).
  */
 export function adminUserRoutes(deps: AuthDeps, projects: ProjectRepository): Router {
   const r = Router();
@@ -36,6 +39,12 @@ export function adminUserRoutes(deps: AuthDeps, projects: ProjectRepository): Ro
       data: { fields: (await deps.schemas.get(ctx.projectId)) ?? [] },
       message: 'Users schema',
     });
+  });
+  r.get('/:projectId/users', async (req, res) => {
+    const ctx = adminProjectContext(req, req.params.projectId);
+    const query = parseInput(userListQuery, req.query, 'Invalid query parameter');
+    const page = await listUsers(deps.users, ctx.projectId, { ...pageRequest(query), search: query.search });
+    res.json({ success: true, data: page, message: 'Users' });
   });
   r.delete('/:projectId/users/:userId', async (req, res) => {
     requireAdmin(req);

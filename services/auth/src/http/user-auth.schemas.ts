@@ -32,7 +32,7 @@ export const resetPasswordSchema = z.union([
   z.object({ email: z.string().trim().min(1).max(254), otp, newPassword: passwordSchema }),
 ]);
 
-const signupCore = z.object({ email: emailSchema, password: passwordSchema });
+export const signupCore = z.object({ email: emailSchema, password: passwordSchema });
 
 /**
  * Signup body: email and password, plus extra profile fields. Top-level `$` keys are dropped

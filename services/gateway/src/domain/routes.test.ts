@@ -18,6 +18,17 @@ describe('matchRoute', () => {
     ['/api/admin/projects/64b7f0c2a1b2c3d4e5f60718/audit', 'auth', 'admin', false],
     ['/files/64b7f0c2a1b2c3d4e5f60718/a.png', 'storage', 'public', false],
     ['/.well-known/jwks.json', 'auth', 'public', false],
+    ['/api/admin/projects/64b7f0c2a1b2c3d4e5f60718/users', 'auth', 'admin-project', false],
+    [
+      '/api/admin/projects/64b7f0c2a1b2c3d4e5f60718/users/64b7f0c2a1b2c3d4e5f60719',
+      'auth',
+      'admin-project',
+      false,
+    ],
+    ['/api/admin/projects/64b7f0c2a1b2c3d4e5f60718/data/usage', 'data', 'admin-project', false],
+    ['/api/admin/projects/64b7f0c2a1b2c3d4e5f60718/storage/usage', 'storage', 'admin-project', false],
+    ['/api/admin/projects/64b7f0c2a1b2c3d4e5f60718/usage', 'gateway', 'admin-project', false],
+    ['/api/openapi.json', 'gateway', 'public', false],
   ])('routes %s to %s with %s auth', (path, service, auth, authLimiter) => {
     expect(matchRoute(path)).toMatchObject({ service, auth, authLimiter });
   });
@@ -26,6 +37,14 @@ describe('matchRoute', () => {
     for (const p of ['/internal/keys/resolve', '/api', '/api/dataX', '/metrics', '/api/userAuthX']) {
       expect(matchRoute(p)).toBeUndefined();
     }
+  });
+
+  it("answers the gateway's own routes itself, and only at their exact paths", () => {
+    expect(matchRoute('/api/openapi.json')?.answer).toBe('openapi');
+    expect(matchRoute('/api/admin/projects/64b7f0c2a1b2c3d4e5f60718/usage')?.answer).toBe('project-usage');
+    expect(matchRoute('/api/admin/projects/64b7f0c2a1b2c3d4e5f60718/usage/x')).toBeUndefined();
+    expect(matchRoute('/api/openapi.jsonx')).toBeUndefined();
+    expect(matchRoute('/api/admin/projects/64b7f0c2a1b2c3d4e5f60718/constructor')?.service).toBe('auth');
   });
 
   it('captures the project id of admin sub-resources', () => {

@@ -6,54 +6,98 @@ import type { ServiceName } from '@baas/common';
  */
 export type RouteAuth = 'key' | 'admin' | 'admin-project' | 'public';
 
+/** Who answers: a service behind the gateway, or the gateway itself (`answer` says what). */
+export type RouteTarget = ServiceName | 'gateway';
+
+/** What the gateway answers itself: the OpenAPI document, a project's usage composed from three services. */
+export type GatewayAnswer = 'openapi' | 'project-usage';
+
 export interface RouteMatch {
-  service: ServiceName;
+  service: RouteTarget;
   auth: RouteAuth;
   /** The route group, a bounded label for metrics (e.g. `/api/data`). */
   prefix: string;
   /** The stricter auth limiter applies too. */
   authLimiter: boolean;
   projectId?: string;
+  /** Set when `service` is `gateway`. */
+  answer?: GatewayAnswer;
 }
 
-const ADMIN_PROJECT_SUB = /^\/api\/admin\/projects\/([^/]+)\/(collections|mail|users-schema)(?:\/|$)/;
+/** A group of paths under one prefix, sent to one service with one kind of authentication. */
+export interface RouteGroup {
+  prefix: string;
+  service: RouteTarget;
+  auth: RouteAuth;
+  authLimiter: boolean;
+  /** Only the prefix itself, nothing under it. */
+  exact?: boolean;
+  answer?: GatewayAnswer;
+}
+
+/**
+ * Sub-resources of one project (`/api/admin/projects/:projectId/<segment>`): admin token plus a
+ * project that exists, checked by the gateway, which passes the project's settings on.
+ */
+export const ADMIN_PROJECT_SEGMENTS: Readonly<
+  Record<string, Omit<RouteGroup, 'prefix' | 'auth' | 'authLimiter'>>
+> = {
+  collections: { service: 'data' },
+  data: { service: 'data' },
+  storage: { service: 'storage' },
+  mail: { service: 'mail' },
+  'users-schema': { service: 'auth' },
+  users: { service: 'auth' },
+  usage: { service: 'gateway', answer: 'project-usage', exact: true },
+};
+
+/** The rest of the table, first match wins. */
+export const ROUTE_GROUPS: readonly RouteGroup[] = [
+  {
+    prefix: '/api/openapi.json',
+    service: 'gateway',
+    auth: 'public',
+    authLimiter: false,
+    exact: true,
+    answer: 'openapi',
+  },
+  { prefix: '/api/admin/projects', service: 'auth', auth: 'admin', authLimiter: false },
+  { prefix: '/api/admin/mail', service: 'mail', auth: 'admin', authLimiter: false },
+  { prefix: '/api/admin/signing-keys', service: 'auth', auth: 'admin', authLimiter: false },
+  { prefix: '/api/admin/audit', service: 'auth', auth: 'admin', authLimiter: false },
+  { prefix: '/api/userAuth', service: 'auth', auth: 'key', authLimiter: true },
+  { prefix: '/api/data', service: 'data', auth: 'key', authLimiter: false },
+  { prefix: '/api/storage', service: 'storage', auth: 'key', authLimiter: false },
+  { prefix: '/api/mail', service: 'mail', auth: 'key', authLimiter: false },
+  { prefix: '/files', service: 'storage', auth: 'public', authLimiter: false },
+  { prefix: '/.well-known/jwks.json', service: 'auth', auth: 'public', authLimiter: false, exact: true },
+];
+
+const ADMIN_PROJECT_SUB = /^\/api\/admin\/projects\/([^/]+)\/([^/]+)(\/.*)?$/;
 
 function under(path: string, prefix: string): boolean {
   return path === prefix || path.startsWith(`${prefix}/`);
 }
 
+function matched(g: RouteGroup, prefix: string, projectId?: string): RouteMatch {
+  const m: RouteMatch = { service: g.service, auth: g.auth, authLimiter: g.authLimiter, prefix };
+  if (projectId !== undefined) m.projectId = projectId;
+  if (g.answer) m.answer = g.answer;
+  return m;
+}
+
 export function matchRoute(path: string): RouteMatch | undefined {
   const sub = ADMIN_PROJECT_SUB.exec(path);
-  if (sub) {
-    const service: ServiceName = sub[2] === 'collections' ? 'data' : sub[2] === 'mail' ? 'mail' : 'auth';
-    return {
-      service,
-      auth: 'admin-project',
-      authLimiter: false,
-      projectId: sub[1] ?? '',
-      prefix: `/api/admin/projects/:projectId/${sub[2]}`,
-    };
+  const name = sub?.[2] ?? '';
+  const segment = Object.hasOwn(ADMIN_PROJECT_SEGMENTS, name) ? ADMIN_PROJECT_SEGMENTS[name] : undefined;
+  if (sub && segment) {
+    if (segment.exact && sub[3] !== undefined && sub[3] !== '/') return undefined;
+    const prefix = `/api/admin/projects/:projectId/${name}`;
+    return matched({ ...segment, prefix, auth: 'admin-project', authLimiter: false }, prefix, sub[1] ?? '');
   }
-  if (under(path, '/api/admin/projects'))
-    return { service: 'auth', auth: 'admin', authLimiter: false, prefix: '/api/admin/projects' };
-  if (under(path, '/api/admin/mail'))
-    return { service: 'mail', auth: 'admin', authLimiter: false, prefix: '/api/admin/mail' };
-  if (under(path, '/api/admin/signing-keys'))
-    return { service: 'auth', auth: 'admin', authLimiter: false, prefix: '/api/admin/signing-keys' };
-  if (under(path, '/api/admin/audit'))
-    return { service: 'auth', auth: 'admin', authLimiter: false, prefix: '/api/admin/audit' };
-  if (under(path, '/api/userAuth'))
-    return { service: 'auth', auth: 'key', authLimiter: true, prefix: '/api/userAuth' };
-  if (under(path, '/api/data'))
-    return { service: 'data', auth: 'key', authLimiter: false, prefix: '/api/data' };
-  if (under(path, '/api/storage'))
-    return { service: 'storage', auth: 'key', authLimiter: false, prefix: '/api/storage' };
-  if (under(path, '/api/mail'))
-    return { service: 'mail', auth: 'key', authLimiter: false, prefix: '/api/mail' };
-  if (under(path, '/files'))
-    return { service: 'storage', auth: 'public', authLimiter: false, prefix: '/files' };
-  if (path === '/.well-known/jwks.json')
-    return { service: 'auth', auth: 'public', authLimiter: false, prefix: path };
+  for (const g of ROUTE_GROUPS) {
+    if (g.exact ? path === g.prefix : under(path, g.prefix)) return matched(g, g.prefix);
+  }
   return undefined;
 }
 

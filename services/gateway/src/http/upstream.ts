@@ -136,6 +136,32 @@ export class Upstream {
     body.pipe(res);
   }
 
+  /**
+   * A GET the gateway makes itself (composed answers): the assertion and request id set as for a
+   * forwarded request; the JSON answer and its status, or the AppError a failure maps to.
+   */
+  async getJson(ex: Exchange, path: string, assertion: string): Promise<{ status: number; body: unknown }> {
+    const started = performance.now();
+    try {
+      const answer = await this.pool.request({
+        method: 'GET',
+        path,
+        headers: { [ASSERTION_HEADER]: assertion, 'x-request-id': ex.id, accept: 'application/json' },
+      });
+      const body: unknown = await answer.body.json();
+      this.observer?.upstreamAnswered(this.service, answer.statusCode, (performance.now() - started) / 1000);
+      return { status: answer.statusCode, body };
+    } catch (err) {
+      const failure = upstreamFailure((err as NodeJS.ErrnoException).code);
+      this.observer?.upstreamFailed(this.service, failure);
+      this.logger.warn(
+        { err, service: this.service, requestId: ex.id, projectId: ex.project?.projectId },
+        'upstream error',
+      );
+      throw answerFor(failure);
+    }
+  }
+
   close(): Promise<void> {
     return this.pool.close();
   }

@@ -7,7 +7,7 @@ import { deleteFile } from '../domain/files/delete-file';
 import { checkCallerToken } from '../domain/files/caller-token';
 import { discardRest, MULTIPART_OVERHEAD_BYTES, receiveUpload } from './multipart-upload';
 
-const deleteSchema = z.object({ path: z.string().min(1).max(1024) });
+export const deleteSchema = z.object({ path: z.string().min(1).max(1024) });
 
 /** POST /api/storage/upload and DELETE /api/storage/file (pk_live_ or sk_live_). */
 export function storageRoutes(deps: FileDeps): Router {

@@ -22,21 +22,23 @@ const fieldKey = z
 const fieldType = z.enum(['String', 'Number', 'Boolean', 'Date', 'Object', 'Array']);
 
 // Unknown keys of a field definition are kept as given (contract: "Unknown keys are stored as given").
-export const schemaFieldSchema: z.ZodType<SchemaField> = z.lazy(() =>
-  z
-    .object({
-      key: fieldKey,
-      type: fieldType,
-      required: z.boolean().optional(),
-      unique: z.boolean().optional(),
-      fields: z.array(schemaFieldSchema).max(100).optional(),
-      items: z
-        .object({ type: fieldType, fields: z.array(schemaFieldSchema).max(100).optional() })
-        .loose()
-        .optional(),
-    })
-    .loose(),
-);
+export const schemaFieldSchema: z.ZodType<SchemaField> = z
+  .lazy(() =>
+    z
+      .object({
+        key: fieldKey,
+        type: fieldType,
+        required: z.boolean().optional(),
+        unique: z.boolean().optional(),
+        fields: z.array(schemaFieldSchema).max(100).optional(),
+        items: z
+          .object({ type: fieldType, fields: z.array(schemaFieldSchema).max(100).optional() })
+          .loose()
+          .optional(),
+      })
+      .loose(),
+  )
+  .meta({ id: 'UserField' });
 
 export const usersSchemaBody = z
   .object({ fields: z.array(schemaFieldSchema).max(100) })

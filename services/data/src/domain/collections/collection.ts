@@ -64,25 +64,29 @@ const typeSchema = z.string().transform((t, ctx) => {
   return found;
 });
 
-const itemSchema: z.ZodType<ItemDef> = z.lazy(() =>
-  z.object({
-    type: typeSchema,
-    fields: z.array(fieldSchema).max(200).optional(),
-    items: itemSchema.optional(),
-  }),
-);
+const itemSchema: z.ZodType<ItemDef> = z
+  .lazy(() =>
+    z.object({
+      type: typeSchema,
+      fields: z.array(fieldSchema).max(200).optional(),
+      items: itemSchema.optional(),
+    }),
+  )
+  .meta({ id: 'CollectionItem' });
 
-const fieldSchema: z.ZodType<FieldDef> = z.lazy(() =>
-  z.object({
-    key: z.string().regex(FIELD_KEY_RE, 'key must be a plain field name (letters, digits, _; at most 64)'),
-    type: typeSchema,
-    required: z.boolean().optional(),
-    unique: z.boolean().optional(),
-    index: z.boolean().optional(),
-    fields: z.array(fieldSchema).max(200).optional(),
-    items: itemSchema.optional(),
-  }),
-);
+const fieldSchema: z.ZodType<FieldDef> = z
+  .lazy(() =>
+    z.object({
+      key: z.string().regex(FIELD_KEY_RE, 'key must be a plain field name (letters, digits, _; at most 64)'),
+      type: typeSchema,
+      required: z.boolean().optional(),
+      unique: z.boolean().optional(),
+      index: z.boolean().optional(),
+      fields: z.array(fieldSchema).max(200).optional(),
+      items: itemSchema.optional(),
+    }),
+  )
+  .meta({ id: 'CollectionField' });
 
 export const collectionSchemaSchema = z.object({ fields: z.array(fieldSchema).max(200) });
 

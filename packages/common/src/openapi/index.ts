@@ -1,0 +1,4 @@
+export * from './route';
+export * from './schemas';
+export * from './document';
+export * from './platform';

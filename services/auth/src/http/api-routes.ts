@@ -1,0 +1,533 @@
+import { z } from 'zod';
+import { AUDIT_ACTIONS, adminPage, defineRoutes, envelope, hexId, okMessage } from '@baas/common';
+import { projectListQuery, userListQuery } from '../domain/admin/admin-list';
+import { usersSchemaBody } from '../domain/users/users-schema';
+import { createSchema, patchSchema, rotateSchema } from './admin-projects.routes';
+import {
+  changePasswordSchema,
+  codeInputSchema,
+  emailOnlySchema,
+  loginSchema,
+  resetPasswordSchema,
+  signupCore,
+} from './user-auth.schemas';
+
+/*
+ * The auth service's routes as clients reach them through the gateway, from the schemas the
+ * handlers validate with (the OpenAPI document is generated from this registry: `npm run openapi`).
+ */
+
+const projectIdParams = z.object({ projectId: hexId.describe('The project id (24 hex).') });
+const iso = z.string().describe('ISO-8601 date-time');
+
+const settingsView = z.object({
+  publicSignups: z.boolean(),
+  allowedOrigins: z.array(z.string()),
+  requireEmailVerification: z.boolean(),
+  limits: z.object({
+    storageBytes: z.number().int(),
+    documents: z.number().int(),
+    mailMonthly: z.number().int(),
+  }),
+});
+const keyInfo = z.object({ prefix: z.string(), createdAt: iso });
+const projectView = z.object({
+  id: hexId,
+  name: z.string(),
+  settings: settingsView,
+  keys: z.object({ publishable: keyInfo, secret: keyInfo }),
+  createdAt: iso,
+  updatedAt: iso,
+});
+const exampleSettings = {
+  publicSignups: true,
+  allowedOrigins: [],
+  requireEmailVerification: false,
+  limits: { storageBytes: 104857600, documents: 100000, mailMonthly: 1000 },
+};
+const exampleProject = {
+  id: '665f1c2ab4d3e2f1a0b9c8d7',
+  name: 'My app',
+  settings: exampleSettings,
+  keys: {
+    publishable: { prefix: 'pk_live_AbCd', createdAt: '2025-01-05T10:00:00.000Z' },
+    secret: { prefix: 'sk_live_EfGh', createdAt: '2025-01-05T10:00:00.000Z' },
+  },
+  createdAt: '2025-01-05T10:00:00.000Z',
+  updatedAt: '2025-01-05T10:00:00.000Z',
+};
+
+/** A user as the user (and the operator) sees it: profile fields plus these. */
+const userView = z
+  .object({ _id: hexId, email: z.string(), emailVerified: z.boolean(), createdAt: iso, updatedAt: iso })
+  .catchall(z.unknown());
+const exampleUser = {
+  _id: '665f1c2ab4d3e2f1a0b9c8e1',
+  email: 'ada@example.com',
+  emailVerified: false,
+  username: 'ada',
+  createdAt: '2025-01-05T10:00:00.000Z',
+  updatedAt: '2025-01-05T10:00:00.000Z',
+};
+const publicUserView = z.object({ _id: hexId, createdAt: iso }).catchall(z.unknown());
+
+const tokens = {
+  accessToken: z.string().describe('EdDSA JWT, sent as `Authorization: Bearer <accessToken>`.'),
+  token: z.string().describe('Deprecated alias of `accessToken`.'),
+  expiresIn: z.number().int().describe('Lifetime of the access token in seconds.'),
+  refreshToken: z
+    .string()
+    .optional()
+    .describe('Only with `x-refresh-token-mode: header`; otherwise the `refreshToken` cookie carries it.'),
+};
+const tokenAnswer = z.object({ success: z.literal(true), message: z.string(), user: userView, ...tokens });
+const userAnswer = z.object({
+  success: z.literal(true),
+  message: z.string(),
+  data: userView,
+  user: userView,
+});
+const refreshModeHeader = z.object({
+  'x-refresh-token-mode': z
+    .enum(['header'])
+    .optional()
+    .describe('`header`: the refresh token comes back in the body instead of a cookie.'),
+});
+const refreshTokenHeaders = z.object({
+  'x-refresh-token': z
+    .string()
+    .optional()
+    .describe('The refresh token (header mode); else the `refreshToken` body field or the cookie.'),
+  'x-refresh-token-mode': refreshModeHeader.shape['x-refresh-token-mode'],
+});
+const exampleTokens = {
+  success: true,
+  message: 'Logged in',
+  user: exampleUser,
+  accessToken: 'eyJhbGciOiJFZERTQSIsImtpZCI6Ii4uLiJ9.eyJzdWIiOiIuLi4ifQ.c2ln',
+  token: 'eyJhbGciOiJFZERTQSIsImtpZCI6Ii4uLiJ9.eyJzdWIiOiIuLi4ifQ.c2ln',
+  expiresIn: 900,
+};
+
+const auditEntry = z.object({
+  id: z.string(),
+  at: iso,
+  projectId: hexId.nullable(),
+  action: z.enum(AUDIT_ACTIONS),
+  actor: z.object({ type: z.string() }),
+  target: z.object({ type: z.string(), id: z.string() }),
+  requestId: z.string().nullable(),
+  clientIp: z.string().nullable(),
+  details: z.record(z.string(), z.unknown()).nullable(),
+});
+/** The audit log's query (parsed by `parseAuditQuery`, which applies the same rules). */
+const auditQuery = z.object({
+  limit: projectListQuery.shape.limit,
+  cursor: projectListQuery.shape.cursor,
+  action: z.enum(AUDIT_ACTIONS).optional(),
+});
+
+export const authApiRoutes = defineRoutes([
+  // ---- user auth ----
+  {
+    method: 'post',
+    path: '/api/userAuth/signup',
+    operationId: 'signup',
+    summary: 'Sign up an end user',
+    description:
+      "Email and password plus any extra fields of the project's users schema. With `requireEmailVerification`, answers 201 without tokens (`emailVerificationRequired: true`).",
+    tag: 'User auth',
+    service: 'auth',
+    security: 'key',
+    headers: refreshModeHeader,
+    body: {
+      schema: signupCore.catchall(z.unknown()),
+      example: { email: 'ada@example.com', password: 'correct horse battery', username: 'ada' },
+    },
+    responses: {
+      201: {
+        description: 'Registered (tokens unless email verification is required).',
+        schema: z.union([
+          tokenAnswer,
+          z.object({
+            success: z.literal(true),
+            message: z.string(),
+            user: userView,
+            emailVerificationRequired: z.literal(true),
+          }),
+        ]),
+        example: { ...exampleTokens, message: 'User registered' },
+      },
+    },
+    errors: {
+      400: ['DUPLICATE_VALUE', 'FIELD_NOT_EDITABLE'],
+      403: ['SIGNUPS_DISABLED'],
+      503: ['SERVICE_UNAVAILABLE'],
+    },
+  },
+  {
+    method: 'post',
+    path: '/api/userAuth/login',
+    operationId: 'login',
+    summary: 'Log in',
+    tag: 'User auth',
+    service: 'auth',
+    security: 'key',
+    headers: refreshModeHeader,
+    body: { schema: loginSchema, example: { email: 'ada@example.com', password: 'correct horse battery' } },
+    responses: { 200: { description: 'Logged in.', schema: tokenAnswer, example: exampleTokens } },
+    errors: { 401: ['INVALID_CREDENTIALS'], 403: ['EMAIL_NOT_VERIFIED'] },
+  },
+  {
+    method: 'post',
+    path: '/api/userAuth/refresh-token',
+    operationId: 'refreshToken',
+    summary: 'Rotate the refresh token and get a new access token',
+    tag: 'User auth',
+    service: 'auth',
+    security: 'key',
+    headers: refreshTokenHeaders,
+    responses: {
+      200: {
+        description: 'A new token pair; the presented refresh token is used up.',
+        schema: z.object({ success: z.literal(true), message: z.string(), ...tokens }),
+      },
+    },
+    errors: { 401: ['REFRESH_TOKEN_REQUIRED', 'INVALID_REFRESH_TOKEN', 'REFRESH_TOKEN_REUSED'] },
+  },
+  {
+    method: 'post',
+    path: '/api/userAuth/logout',
+    operationId: 'logout',
+    summary: 'Log out (revoke this login)',
+    tag: 'User auth',
+    service: 'auth',
+    security: 'key',
+    headers: refreshTokenHeaders,
+    responses: { 200: { description: 'Logged out.', schema: okMessage } },
+    errors: { 401: ['REFRESH_TOKEN_REQUIRED'] },
+  },
+  {
+    method: 'get',
+    path: '/api/userAuth/me',
+    operationId: 'getMe',
+    summary: 'The current user',
+    tag: 'User auth',
+    service: 'auth',
+    security: 'keyUser',
+    responses: { 200: { description: 'The caller.', schema: userAnswer } },
+  },
+  {
+    method: 'get',
+    path: '/api/userAuth/public/{username}',
+    operationId: 'getPublicProfile',
+    summary: "A user's public profile",
+    tag: 'User auth',
+    service: 'auth',
+    security: 'key',
+    params: z.object({ username: z.string().min(1).max(256) }),
+    responses: {
+      200: {
+        description: 'No email, password or verification state.',
+        schema: z.object({
+          success: z.literal(true),
+          message: z.string(),
+          data: publicUserView,
+          user: publicUserView,
+        }),
+      },
+    },
+    errors: { 404: ['USER_NOT_FOUND'] },
+  },
+  {
+    method: 'put',
+    path: '/api/userAuth/update-profile',
+    operationId: 'updateProfile',
+    summary: "Change the caller's profile fields",
+    description: 'Profile fields only; `null` clears a field.',
+    tag: 'User auth',
+    service: 'auth',
+    security: 'keyUser',
+    body: { schema: z.record(z.string(), z.unknown()), example: { username: 'ada_l' } },
+    responses: { 200: { description: 'The updated user.', schema: userAnswer } },
+    errors: { 400: ['DUPLICATE_VALUE', 'FIELD_NOT_EDITABLE'] },
+  },
+  {
+    method: 'put',
+    path: '/api/userAuth/change-password',
+    operationId: 'changePassword',
+    summary: 'Change the password (other sessions end)',
+    tag: 'User auth',
+    service: 'auth',
+    security: 'keyUser',
+    body: { schema: changePasswordSchema },
+    responses: { 200: { description: 'Changed.', schema: okMessage } },
+    errors: { 400: ['INVALID_CURRENT_PASSWORD'], 503: ['SERVICE_UNAVAILABLE'] },
+  },
+  {
+    method: 'post',
+    path: '/api/userAuth/verify-email',
+    operationId: 'verifyEmail',
+    summary: 'Verify the email address with the link token or the emailed code',
+    tag: 'User auth',
+    service: 'auth',
+    security: 'key',
+    body: { schema: codeInputSchema, example: { email: 'ada@example.com', otp: '12345678' } },
+    responses: { 200: { description: 'Verified.', schema: okMessage } },
+    errors: { 400: ['INVALID_CODE'] },
+  },
+  {
+    method: 'post',
+    path: '/api/userAuth/request-password-reset',
+    operationId: 'requestPasswordReset',
+    summary: 'Send a password reset mail',
+    description: 'Answers 200 whether or not the email exists.',
+    tag: 'User auth',
+    service: 'auth',
+    security: 'key',
+    body: { schema: emailOnlySchema },
+    responses: { 200: { description: 'Accepted.', schema: okMessage } },
+  },
+  {
+    method: 'post',
+    path: '/api/userAuth/reset-password',
+    operationId: 'resetPassword',
+    summary: 'Set a new password with the link token or the emailed code (every session ends)',
+    tag: 'User auth',
+    service: 'auth',
+    security: 'key',
+    body: { schema: resetPasswordSchema },
+    responses: { 200: { description: 'Reset.', schema: okMessage } },
+    errors: { 400: ['INVALID_CODE'], 503: ['SERVICE_UNAVAILABLE'] },
+  },
+  {
+    method: 'get',
+    path: '/.well-known/jwks.json',
+    operationId: 'getJwks',
+    summary: 'Public keys that verify access tokens',
+    tag: 'User auth',
+    service: 'auth',
+    security: 'public',
+    responses: {
+      200: {
+        description: 'A JSON Web Key Set (Ed25519).',
+        schema: z.object({ keys: z.array(z.record(z.string(), z.unknown())) }),
+      },
+    },
+  },
+  // ---- admin: projects ----
+  {
+    method: 'get',
+    path: '/api/admin/projects',
+    operationId: 'listProjects',
+    summary: 'List projects',
+    description: 'Newest first, by cursor.',
+    tag: 'Admin: projects',
+    service: 'auth',
+    security: 'admin',
+    query: projectListQuery,
+    responses: {
+      200: {
+        description: 'One page of projects.',
+        schema: envelope(adminPage(projectView)),
+        example: {
+          success: true,
+          data: { items: [exampleProject], cursor: '', nextCursor: null, limit: 20 },
+          message: 'Projects',
+        },
+      },
+    },
+  },
+  {
+    method: 'post',
+    path: '/api/admin/projects',
+    operationId: 'createProject',
+    summary: 'Create a project',
+    description: 'The keys are shown only here and on rotation.',
+    tag: 'Admin: projects',
+    service: 'auth',
+    security: 'admin',
+    body: { schema: createSchema, example: { name: 'My app', settings: { publicSignups: false } } },
+    responses: {
+      201: {
+        description: 'Created.',
+        schema: z.object({
+          id: hexId,
+          name: z.string(),
+          publishableKey: z.string(),
+          secretKey: z.string(),
+          settings: settingsView,
+        }),
+      },
+    },
+  },
+  {
+    method: 'get',
+    path: '/api/admin/projects/{projectId}',
+    operationId: 'getProject',
+    summary: 'Get a project',
+    tag: 'Admin: projects',
+    service: 'auth',
+    security: 'admin',
+    params: projectIdParams,
+    responses: { 200: { description: 'The project.', schema: projectView, example: exampleProject } },
+    errors: { 404: ['PROJECT_NOT_FOUND'] },
+  },
+  {
+    method: 'patch',
+    path: '/api/admin/projects/{projectId}',
+    operationId: 'updateProject',
+    summary: 'Rename a project or change its settings (merged)',
+    tag: 'Admin: projects',
+    service: 'auth',
+    security: 'admin',
+    params: projectIdParams,
+    body: { schema: patchSchema, example: { settings: { limits: { documents: 5000 } } } },
+    responses: { 200: { description: 'The project.', schema: projectView } },
+    errors: { 404: ['PROJECT_NOT_FOUND'] },
+  },
+  {
+    method: 'delete',
+    path: '/api/admin/projects/{projectId}',
+    operationId: 'deleteProject',
+    summary: 'Delete a project and everything it holds',
+    tag: 'Admin: projects',
+    service: 'auth',
+    security: 'admin',
+    params: projectIdParams,
+    responses: { 200: { description: 'Deleted.', schema: envelope(z.object({ id: hexId })) } },
+    errors: { 404: ['PROJECT_NOT_FOUND'] },
+  },
+  {
+    method: 'post',
+    path: '/api/admin/projects/{projectId}/keys/rotate',
+    operationId: 'rotateProjectKey',
+    summary: 'Rotate a project key (the old one is refused at once)',
+    tag: 'Admin: projects',
+    service: 'auth',
+    security: 'admin',
+    params: projectIdParams,
+    body: { schema: rotateSchema, example: { type: 'secret' } },
+    responses: {
+      200: {
+        description: 'Only the new key.',
+        schema: z.object({ publishableKey: z.string().optional(), secretKey: z.string().optional() }),
+      },
+    },
+    errors: { 404: ['PROJECT_NOT_FOUND'] },
+  },
+  {
+    method: 'get',
+    path: '/api/admin/projects/{projectId}/audit',
+    operationId: 'listProjectAudit',
+    summary: "A project's audit log",
+    tag: 'Admin: audit',
+    service: 'auth',
+    security: 'admin',
+    params: projectIdParams,
+    query: auditQuery,
+    responses: { 200: { description: 'Newest first.', schema: envelope(adminPage(auditEntry)) } },
+    errors: { 404: ['PROJECT_NOT_FOUND'] },
+  },
+  {
+    method: 'get',
+    path: '/api/admin/audit',
+    operationId: 'listAudit',
+    summary: 'The whole audit log',
+    tag: 'Admin: audit',
+    service: 'auth',
+    security: 'admin',
+    query: auditQuery.extend({ projectId: hexId.optional().describe('Only this project.') }),
+    responses: { 200: { description: 'Newest first.', schema: envelope(adminPage(auditEntry)) } },
+  },
+  {
+    method: 'post',
+    path: '/api/admin/signing-keys/rotate',
+    operationId: 'rotateSigningKey',
+    summary: 'Rotate the access-token signing key',
+    tag: 'Admin: projects',
+    service: 'auth',
+    security: 'admin',
+    responses: {
+      200: {
+        description: 'New tokens are signed with the new key.',
+        schema: envelope(z.object({ kid: z.string(), publishedKids: z.array(z.string()) })),
+      },
+    },
+  },
+  // ---- admin: users ----
+  {
+    method: 'get',
+    path: '/api/admin/projects/{projectId}/users',
+    operationId: 'listUsers',
+    summary: "List a project's users, optionally by email",
+    description: 'Newest first, by cursor.',
+    tag: 'Admin: users',
+    service: 'auth',
+    security: 'admin',
+    params: projectIdParams,
+    query: userListQuery,
+    responses: {
+      200: {
+        description: 'One page of users.',
+        schema: envelope(adminPage(userView)),
+        example: {
+          success: true,
+          data: { items: [exampleUser], cursor: '', nextCursor: null, limit: 20 },
+          message: 'Users',
+        },
+      },
+    },
+    errors: { 404: ['PROJECT_NOT_FOUND'] },
+  },
+  {
+    method: 'delete',
+    path: '/api/admin/projects/{projectId}/users/{userId}',
+    operationId: 'deleteUser',
+    summary: 'Delete a user (its sessions end)',
+    tag: 'Admin: users',
+    service: 'auth',
+    security: 'admin',
+    params: projectIdParams.extend({ userId: z.string() }),
+    responses: { 200: { description: 'Deleted.', schema: envelope(z.object({ id: z.string() })) } },
+    errors: { 404: ['PROJECT_NOT_FOUND', 'USER_NOT_FOUND'] },
+  },
+  {
+    method: 'get',
+    path: '/api/admin/projects/{projectId}/users-schema',
+    operationId: 'getUsersSchema',
+    summary: "The extra fields of a project's users",
+    tag: 'Admin: users',
+    service: 'auth',
+    security: 'admin',
+    params: projectIdParams,
+    responses: {
+      200: {
+        description: 'The fields.',
+        schema: envelope(z.object({ fields: z.array(z.record(z.string(), z.unknown())) })),
+      },
+    },
+    errors: { 404: ['PROJECT_NOT_FOUND'] },
+  },
+  {
+    method: 'put',
+    path: '/api/admin/projects/{projectId}/users-schema',
+    operationId: 'putUsersSchema',
+    summary: "Set the extra fields of a project's users",
+    tag: 'Admin: users',
+    service: 'auth',
+    security: 'admin',
+    params: projectIdParams,
+    body: {
+      schema: usersSchemaBody,
+      example: { fields: [{ key: 'username', type: 'String', required: true, unique: true }] },
+    },
+    responses: {
+      200: {
+        description: 'Saved.',
+        schema: envelope(z.object({ fields: z.array(z.record(z.string(), z.unknown())) })),
+      },
+    },
+    errors: { 404: ['PROJECT_NOT_FOUND'] },
+  },
+]);

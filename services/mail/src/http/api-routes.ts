@@ -1,0 +1,163 @@
+import { z } from 'zod';
+import { defineRoutes, envelope, hexId, type ApiRoute } from '@baas/common';
+import { sendMailSchema } from '../domain/mail/send-api-mail';
+import { TEMPLATE_KEY, templateBodySchema } from '../domain/templates/template';
+
+/*
+ * The mail service's routes as clients reach them through the gateway, from the schemas the
+ * handlers validate with (the OpenAPI document is generated from this registry: `npm run openapi`).
+ */
+
+const iso = z.string().describe('ISO-8601 date-time');
+const projectIdParams = z.object({ projectId: hexId.describe('The project id (24 hex).') });
+const keyParam = { key: z.string().regex(TEMPLATE_KEY).describe('The template key.') };
+const templateView = z.object({
+  id: hexId,
+  key: z.string(),
+  name: z.string(),
+  scope: z.enum(['project', 'global']),
+  projectId: hexId.nullable(),
+  subject: z.string(),
+  html: z.string().nullable(),
+  text: z.string().nullable(),
+  mjml: z.string().nullable(),
+  compiledHtml: z.string().nullable(),
+  createdAt: iso,
+  updatedAt: iso,
+});
+const templateExample = {
+  subject: 'Welcome, {{name}}',
+  html: '<p>Hello {{name}}</p>',
+  text: 'Hello {{name}}',
+};
+
+/** The four template routes, for project overrides or for global templates. */
+function templateRoutes(scope: 'project' | 'global'): ApiRoute[] {
+  const base =
+    scope === 'project' ? '/api/admin/projects/{projectId}/mail/templates' : '/api/admin/mail/templates';
+  const params = scope === 'project' ? projectIdParams : z.object({});
+  const Name = scope === 'project' ? 'ProjectTemplate' : 'GlobalTemplate';
+  const what = scope === 'project' ? "a project's template override" : 'a global template';
+  const notFound = scope === 'project' ? ['PROJECT_NOT_FOUND', 'TEMPLATE_NOT_FOUND'] : ['TEMPLATE_NOT_FOUND'];
+  const common = { tag: 'Admin: mail', service: 'mail', security: 'admin' } as const;
+  return [
+    {
+      ...common,
+      method: 'get',
+      path: base,
+      operationId: `list${Name}s`,
+      summary: scope === 'project' ? "List a project's template overrides" : 'List global templates',
+      ...(scope === 'project' ? { params } : {}),
+      responses: { 200: { description: 'The templates.', schema: z.array(templateView) } },
+      ...(scope === 'project' ? { errors: { 404: ['PROJECT_NOT_FOUND'] } } : {}),
+    },
+    {
+      ...common,
+      method: 'get',
+      path: `${base}/{key}`,
+      operationId: `get${Name}`,
+      summary: `Get ${what}`,
+      params: params.extend(keyParam),
+      responses: { 200: { description: 'The template.', schema: templateView } },
+      errors: { 400: ['VALIDATION_FAILED'], 404: notFound },
+    },
+    {
+      ...common,
+      method: 'put',
+      path: `${base}/{key}`,
+      operationId: `put${Name}`,
+      summary: `Create or replace ${what}`,
+      description: 'Mustache variables; `mjml` is compiled to HTML when saved.',
+      params: params.extend(keyParam),
+      body: { schema: templateBodySchema, example: templateExample },
+      responses: {
+        200: { description: 'Replaced.', schema: templateView },
+        201: { description: 'Created.', schema: templateView },
+      },
+      errors: {
+        400: ['INVALID_TEMPLATE', 'INVALID_MJML', 'TEMPLATE_TOO_COMPLEX', 'EMPTY_BODY'],
+        ...(scope === 'project' ? { 404: ['PROJECT_NOT_FOUND'] } : {}),
+      },
+    },
+    {
+      ...common,
+      method: 'delete',
+      path: `${base}/{key}`,
+      operationId: `delete${Name}`,
+      summary: `Delete ${what}`,
+      params: params.extend(keyParam),
+      responses: {
+        200: { description: 'Deleted.', schema: envelope(z.object({ id: hexId, key: z.string() })) },
+      },
+      errors: { 400: ['VALIDATION_FAILED'], 404: notFound },
+    },
+  ];
+}
+
+export const mailApiRoutes = defineRoutes([
+  {
+    method: 'post',
+    path: '/api/mail/send',
+    operationId: 'sendMail',
+    summary: 'Send a mail',
+    description:
+      '`to` is one address. Either direct content (`subject` with `html` and/or `text`) or a template (`templateId` or `templateName`) with `variables`. Sent synchronously.',
+    tag: 'Mail',
+    service: 'mail',
+    security: 'secretKey',
+    body: {
+      schema: sendMailSchema,
+      example: { to: 'ada@example.com', templateName: 'welcome', variables: { name: 'Ada' } },
+    },
+    responses: {
+      200: {
+        description: 'Accepted by the SMTP server.',
+        schema: envelope(
+          z.object({
+            id: z.string(),
+            provider: z.string(),
+            monthlyUsage: z.number().int(),
+            monthlyLimit: z.number().int(),
+          }),
+        ),
+      },
+    },
+    errors: {
+      400: [
+        'MIXED_MAIL_MODES',
+        'TEMPLATE_ID_AND_NAME',
+        'INVALID_TEMPLATE_ID',
+        'RECIPIENT_REJECTED',
+        'EMPTY_SUBJECT',
+        'EMPTY_BODY',
+      ],
+      404: ['TEMPLATE_NOT_FOUND'],
+      429: ['MAIL_LIMIT_EXCEEDED'],
+      502: ['MAIL_DELIVERY_FAILED'],
+    },
+  },
+  ...templateRoutes('project'),
+  ...templateRoutes('global'),
+  {
+    method: 'get',
+    path: '/api/admin/projects/{projectId}/mail/usage',
+    operationId: 'getMailUsage',
+    summary: "A project's mails this month against its monthly limit",
+    tag: 'Admin: usage',
+    service: 'mail',
+    security: 'admin',
+    params: projectIdParams,
+    responses: {
+      200: {
+        description: 'The calendar month (UTC), mails sent through the API in it, and the limit.',
+        schema: z.object({
+          month: z.string(),
+          monthlyUsage: z.number().int(),
+          monthlyLimit: z.number().int(),
+        }),
+        example: { month: '2025-01', monthlyUsage: 12, monthlyLimit: 1000 },
+      },
+    },
+    errors: { 404: ['PROJECT_NOT_FOUND'] },
+  },
+]);
