@@ -18,7 +18,7 @@
 # `go mod download -json mod@version` (exact version) works. A marker file next to each binary
 # records module@version; a binary with a matching marker is kept.
 #
-# redis-server and nats-server come from apt when missing (and when nothing already answers on
+# redis-server, nats-server and openssl (the TLS test's certificates) come from apt when missing (and when nothing already answers on
 # 127.0.0.1:6379 / 127.0.0.1:4222); so do psql (postgresql-client) and, when no PostgreSQL
 # answers at POSTGRES_ADMIN_URL's port, Debian's postgresql package (the stack then runs a cluster
 # of its own in .stack/data/postgres).
@@ -286,6 +286,8 @@ ensure_sys_tool() { # binary package port
 ensure_sys_tool redis-server redis-server 6379
 # the binary itself, whatever answers on 4222: the stack runs its own NATS (with users) on 4223
 ensure_sys_tool nats-server nats-server ''
+# the NATS-over-TLS integration test makes its certificates with it
+ensure_sys_tool openssl openssl ''
 
 # --- PostgreSQL (Debian's packages) ----------------------------------------------------------
 pg_server_installed() { # initdb and postgres of some major version

@@ -19,8 +19,8 @@ let dir: string;
 let server: ServerProcess;
 let url: string;
 
-function openssl(args: string[]): void {
-  const r = spawnSync('openssl', args, { cwd: dir, encoding: 'utf8' });
+function openssl(args: string[], cwd = dir): void {
+  const r = spawnSync('openssl', args, { cwd, encoding: 'utf8' });
   if (r.error) throw new Error('openssl not found: install it (Debian package openssl) to run this test');
   if (r.status !== 0) throw new Error(`openssl ${args.join(' ')} failed: ${r.stderr}`);
 }
@@ -61,6 +61,28 @@ function issue(name: string, subject: string, extra: string): void {
 
 const file = (name: string) => join(dir, name);
 
+/** A self-signed CA (ca.key, ca.crt) in `where`. */
+function certificateAuthority(where: string, subject: string): void {
+  openssl(
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      'ca.key',
+      '-out',
+      'ca.crt',
+      '-days',
+      '1',
+      '-subj',
+      subject,
+    ],
+    where,
+  );
+}
+
 function connectWith(env: Record<string, string>): Promise<NatsConnection> {
   const config = loadConfig(settings, { NATS_URL: url, ...env });
   return connectNats(url, 'tls-test', logger, natsClientOptions(config, 'data'));
@@ -68,21 +90,7 @@ function connectWith(env: Record<string, string>): Promise<NatsConnection> {
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'baas-nats-tls-'));
-  openssl([
-    'req',
-    '-x509',
-    '-newkey',
-    'rsa:2048',
-    '-nodes',
-    '-keyout',
-    'ca.key',
-    '-out',
-    'ca.crt',
-    '-days',
-    '1',
-    '-subj',
-    '/CN=baas test CA',
-  ]);
+  certificateAuthority(dir, '/CN=baas test CA');
   issue(
     'server',
     '/CN=localhost',
@@ -136,25 +144,7 @@ describe('NATS over TLS', () => {
   it('refuses a server whose certificate the configured CA did not sign', async () => {
     const other = mkdtempSync(join(tmpdir(), 'baas-nats-other-ca-'));
     try {
-      spawnSync(
-        'openssl',
-        [
-          'req',
-          '-x509',
-          '-newkey',
-          'rsa:2048',
-          '-nodes',
-          '-keyout',
-          'ca.key',
-          '-out',
-          'ca.crt',
-          '-days',
-          '1',
-          '-subj',
-          '/CN=another CA',
-        ],
-        { cwd: other },
-      );
+      certificateAuthority(other, '/CN=another CA');
       await expect(
         connectWith({
           NATS_TLS_CA_FILE: join(other, 'ca.crt'),
