@@ -16,8 +16,8 @@ export const DURABLES = {
 export const EVENTS = {
   auth: ['baas.events.project.*', 'baas.events.user.*', 'baas.events.auth.*', 'baas.events.audit.recorded'],
   data: ['baas.events.collection.*', 'baas.events.document.*', 'baas.events.audit.recorded'],
-  storage: ['baas.events.file.*'],
-  mail: ['baas.events.mail.*'],
+  storage: ['baas.events.file.*', 'baas.events.audit.recorded'],
+  mail: ['baas.events.mail.*', 'baas.events.audit.recorded'],
 };
 
 /** Services whose every replica follows the revocation events with ordered consumers. */

@@ -17,13 +17,21 @@ export const AUDIT_ACTIONS = [
   'collection.deleted',
   'user.deleted',
   'signing_key.rotated',
+  'document.created',
+  'document.updated',
+  'document.trashed',
+  'document.restored',
+  'file.uploaded',
+  'file.deleted',
+  'mail.test_sent',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 /** Who acted: the holder of the platform admin token (there is one operator credential). */
 export type AuditActor = { type: 'platform-admin' };
 
-export type AuditTargetType = 'project' | 'api-key' | 'collection' | 'user' | 'signing-key';
+export type AuditTargetType =
+  'project' | 'api-key' | 'collection' | 'user' | 'signing-key' | 'document' | 'file' | 'mail-template';
 export interface AuditTarget {
   type: AuditTargetType;
   id: string;

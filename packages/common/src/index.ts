@@ -32,4 +32,5 @@ export * from './revocation-list';
 export * from './revocation-feed';
 export * from './events/follow-events';
 export * from './audit';
+export * from './admin-list';
 export * from './openapi';

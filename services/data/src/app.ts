@@ -9,7 +9,7 @@ import {
 } from '@baas/common';
 import type { DataDeps } from './ports';
 import { adminCollectionRoutes } from './http/admin-collections.routes';
-import { dataRoutes } from './http/data.routes';
+import { adminDocumentRoutes, dataRoutes } from './http/data.routes';
 import { adminUsageRoutes } from './http/admin-usage.routes';
 
 export interface DataAppDeps {
@@ -32,6 +32,8 @@ export function createApp(deps: DataAppDeps): ServiceApp {
   });
   const { app } = svc;
   app.use(requireGatewayAssertion(deps.assertionPublicKey, 'data'));
+  // Before the collection routes, whose JSON parser (100 KB) would read document bodies first.
+  app.use('/api/admin/projects/:projectId/documents', adminDocumentRoutes(deps.data));
   app.use('/api/admin/projects', adminCollectionRoutes(deps.data));
   app.use('/api/admin/projects', adminUsageRoutes(deps.data));
   app.use('/api/data', dataRoutes(deps.data));

@@ -1,4 +1,4 @@
-import type { EventEnvelope, ProjectId } from '@baas/common';
+import type { EventEnvelope, ProjectId, TimeKeyset } from '@baas/common';
 import type { StoredTemplate, TemplateContent, TemplateOwner } from './domain/templates/template';
 
 /** Project overrides and global templates, in the mail service's own database. */
@@ -33,6 +33,9 @@ export interface MessageRecord {
   causedBy?: string;
 }
 
+/** A record as stored, with how its delivery ended (once it has). */
+export type StoredMessage = MessageRecord & { attempts?: number; error?: string };
+
 /** One record per message; its mail.sent / mail.failed event is written with its final status. */
 export interface MessageRepository {
   create(projectId: ProjectId, record: MessageRecord): Promise<void>;
@@ -44,10 +47,9 @@ export interface MessageRepository {
     reason: string,
     events: EventEnvelope[],
   ): Promise<void>;
-  findById(
-    projectId: ProjectId,
-    id: string,
-  ): Promise<(MessageRecord & { attempts?: number; error?: string }) | null>;
+  findById(projectId: ProjectId, id: string): Promise<StoredMessage | null>;
+  /** The project's messages, newest first by (createdAt, id), after `before` (a 24-hex id) when given. */
+  list(projectId: ProjectId, page: { limit: number; before?: TimeKeyset }): Promise<StoredMessage[]>;
   deleteAllOfProject(projectId: ProjectId): Promise<void>;
 }
 

@@ -11,6 +11,7 @@ import type { FileDeps } from './domain/files/deps';
 import { storageRoutes } from './http/storage.routes';
 import { publicFileRoutes } from './http/public-files.routes';
 import { adminUsageRoutes } from './http/admin-usage.routes';
+import { adminFileRoutes } from './http/admin-files.routes';
 
 export interface StorageAppDeps {
   logger: Logger;
@@ -34,6 +35,7 @@ export function createApp(deps: StorageAppDeps): ServiceApp {
   app.use(requireGatewayAssertion(deps.assertionPublicKey, 'storage'));
   app.use('/api/storage', storageRoutes(deps.files));
   app.use('/api/admin/projects', adminUsageRoutes(deps.files));
+  app.use('/api/admin/projects', adminFileRoutes(deps.files));
   app.use('/files', publicFileRoutes(deps.files, deps.logger));
   svc.finish();
   return svc;

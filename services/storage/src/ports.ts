@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import type { EventEnvelope, ProjectId } from '@baas/common';
+import type { EventEnvelope, ProjectId, TimeKeyset } from '@baas/common';
 
 /** Where file bytes live. Keys are file paths `<projectId>/<name>`; implementations: S3 and local disk. */
 export interface ObjectStore {
@@ -56,6 +56,8 @@ export interface FileRepository {
   /** Removes a record (any status) without an event: failed uploads and sweeps. */
   remove(projectId: ProjectId, path: string): Promise<void>;
   findComplete(projectId: ProjectId, path: string): Promise<FileRecord | null>;
+  /** Complete files, newest first by (createdAt, path), after `before` when given. */
+  listComplete(projectId: ProjectId, page: { limit: number; before?: TimeKeyset }): Promise<FileRecord[]>;
   /** complete -> gone, atomically, with the event; null when there was no complete record. */
   deleteComplete(projectId: ProjectId, path: string, events: EventEnvelope[]): Promise<FileRecord | null>;
   /** Whether any record (any status) exists for this path. */

@@ -18,7 +18,11 @@ const TAGS: Record<string, string> = {
   'Admin: projects': 'Projects, their keys and the signing keys (platform admin token).',
   'Admin: users': "A project's end users (platform admin token).",
   'Admin: collections': "A project's collections (platform admin token).",
-  'Admin: mail': 'Mail templates: project overrides and global ones (platform admin token).',
+  'Admin: documents':
+    "A project's documents, as its secret key would see them, for a console (platform admin token).",
+  'Admin: files': "A project's files: list, upload, delete (platform admin token).",
+  'Admin: mail':
+    'Mail templates (project overrides and global ones), previews, test sends and the sent-mail log (platform admin token).',
   'Admin: usage': 'What a project uses against its limits (platform admin token).',
   'Admin: audit': 'The audit log of admin actions (platform admin token).',
 };

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { adminListQuery } from '../admin-list';
+import type { ApiRoute } from './route';
 
 /** The contract's error body (every status >= 400). */
 export const errorBodySchema = z.object({
@@ -33,3 +35,34 @@ export const hexId = z.string().regex(/^[a-f0-9]{24}$/);
 
 /** `{ success: true, message }`. */
 export const okMessage = z.object({ success: z.literal(true), message: z.string() });
+
+/**
+ * `GET` of a project's admin list (`?limit=&cursor=`, newest first, `{ items, cursor, nextCursor,
+ * limit }`), answered by `service` with `item`s: the part every such route shares.
+ */
+export function adminListRoute(
+  r: Pick<ApiRoute, 'path' | 'operationId' | 'summary' | 'description' | 'tag' | 'service' | 'params'> & {
+    item: z.ZodType;
+    example: { item: unknown; message: string };
+  },
+): ApiRoute {
+  const { item, example, ...route } = r;
+  return {
+    ...route,
+    method: 'get',
+    security: 'admin',
+    query: adminListQuery,
+    responses: {
+      200: {
+        description: 'One page.',
+        schema: envelope(adminPage(item)),
+        example: {
+          success: true,
+          data: { items: [example.item], cursor: '', nextCursor: null, limit: 20 },
+          message: example.message,
+        },
+      },
+    },
+    errors: { 404: ['PROJECT_NOT_FOUND'] },
+  };
+}

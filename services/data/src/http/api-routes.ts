@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineRoutes, envelope, hexId } from '@baas/common';
+import { defineRoutes, envelope, hexId, type ApiRoute } from '@baas/common';
 import { collectionSchemaSchema, registerBodySchema, rlsSchema } from '../domain/collections/collection';
 
 /*
@@ -81,7 +81,7 @@ const accessErrors = {
   504: ['QUERY_TIMEOUT'],
 } as const;
 
-export const dataApiRoutes = defineRoutes([
+const publicDocumentRoutes: ApiRoute[] = [
   {
     method: 'get',
     path: '/api/data/{collectionName}',
@@ -218,6 +218,46 @@ export const dataApiRoutes = defineRoutes([
     },
     errors: { ...accessErrors, 404: ['COLLECTION_NOT_FOUND', 'DOCUMENT_NOT_FOUND'] },
   },
+];
+
+/** Codes only a publishable key meets (RLS, owners): the admin acts as the secret key. */
+const KEY_ONLY_CODES = new Set(['TOKEN_REQUIRED', 'RLS_REQUIRED', 'OWNER_MISMATCH', 'NOT_DOCUMENT_OWNER']);
+
+/**
+ * The same document routes under the admin API (`documents` segment): the same handlers and
+ * schemas, acting as the project's secret key (no RLS), audited; aggregation stays public only.
+ */
+const adminDocumentRoutes: ApiRoute[] = publicDocumentRoutes
+  .filter((r) => r.operationId !== 'aggregate')
+  .map((r) => {
+    const errors: Partial<Record<number, readonly string[]>> = {};
+    for (const [status, codes] of Object.entries(r.errors ?? {})) {
+      const kept = (codes ?? []).filter((c) => !KEY_ONLY_CODES.has(c));
+      if (kept.length > 0) errors[Number(status)] = kept;
+    }
+    errors[404] = ['PROJECT_NOT_FOUND', ...(errors[404] ?? [])];
+    return {
+      ...r,
+      path: r.path.replace('/api/data/', '/api/admin/projects/{projectId}/documents/'),
+      operationId: `admin${r.operationId.charAt(0).toUpperCase()}${r.operationId.slice(1)}`,
+      summary: `${r.summary} (as the admin)`,
+      description: [
+        // What a publishable key may do does not apply here.
+        r.description?.includes('ublishable') ? undefined : r.description,
+        "Acts with the project's secret key's rights: row-level security does not apply; schema, unique fields, quota, trash and events do. Writes are recorded in the audit log.",
+      ]
+        .filter(Boolean)
+        .join(' '),
+      tag: 'Admin: documents',
+      security: 'admin' as const,
+      params: projectIdParams.extend(r.params?.shape ?? {}),
+      errors,
+    };
+  });
+
+export const dataApiRoutes = defineRoutes([
+  ...publicDocumentRoutes,
+  ...adminDocumentRoutes,
   // ---- admin ----
   {
     method: 'get',

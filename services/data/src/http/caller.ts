@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import { bearerToken, tenantContext } from '@baas/common';
+import { adminProjectContext, auditSource, bearerToken, tenantContext } from '@baas/common';
 import type { Caller } from '../domain/documents/access';
 
 export function callerOf(req: Request, defaultDocumentQuota: number): Caller {
@@ -10,6 +10,22 @@ export function callerOf(req: Request, defaultDocumentQuota: number): Caller {
     requestId: t.requestId,
     bearer: bearerToken(req),
     documentQuota: t.settings.limits?.documents ?? defaultDocumentQuota,
+  };
+}
+
+/**
+ * The platform admin on `/api/admin/projects/:projectId/documents` acts as the project's secret
+ * key would (RLS bypassed, quota and schema as ever); its writes are audited.
+ */
+export function adminCallerOf(req: Request, defaultDocumentQuota: number): Caller {
+  const ctx = adminProjectContext(req, (req.params as Record<string, string | undefined>).projectId);
+  return {
+    projectId: ctx.projectId,
+    keyType: 'secret',
+    requestId: ctx.requestId,
+    bearer: undefined,
+    documentQuota: ctx.settings?.limits?.documents ?? defaultDocumentQuota,
+    audit: auditSource(req),
   };
 }
 

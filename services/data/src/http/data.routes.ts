@@ -1,35 +1,27 @@
-import { Router } from 'express';
+import { Router, type Request, type Response } from 'express';
 import { jsonBody } from '@baas/common';
 import type { DataDeps } from '../ports';
+import type { Caller } from '../domain/documents/access';
 import { getDocument, listDocuments } from '../domain/documents/read-documents';
 import { insertDocument } from '../domain/documents/insert-document';
 import { updateDocument } from '../domain/documents/update-document';
 import { restoreDocument, trashDocument } from '../domain/documents/trash-document';
 import { aggregate } from '../domain/aggregation/aggregate';
-import { callerOf, queryParam, rawQuery } from './caller';
+import { adminCallerOf, callerOf, queryParam, rawQuery } from './caller';
 
 /** Document bodies; pipelines are held to a smaller size. */
 const DOCUMENT_BODY_LIMIT = '256kb';
 const PIPELINE_BODY_LIMIT = '64kb';
 
-/** `/api/data/*`: thin handlers over the document use cases. */
-export function dataRoutes(deps: DataDeps): Router {
-  const r = Router();
-  const caller = (req: Parameters<typeof callerOf>[0]) => callerOf(req, deps.limits.defaultDocumentQuota);
-
+/**
+ * Thin handlers over the document use cases, for whoever `caller` says is calling: mounted at
+ * `/api/data` for a project key and at `/api/admin/projects/:projectId/documents` for the admin.
+ */
+function documentRoutes(deps: DataDeps, caller: (req: Request) => Caller): Router {
+  const r = Router({ mergeParams: true });
   r.get('/:collectionName', async (req, res) => {
     const data = await listDocuments(deps, caller(req), String(req.params.collectionName), rawQuery(req));
     res.json({ success: true, data, message: 'Documents retrieved' });
-  });
-  r.post('/:collectionName/aggregate', jsonBody(PIPELINE_BODY_LIMIT), async (req, res) => {
-    const data = await aggregate(
-      deps,
-      caller(req),
-      String(req.params.collectionName),
-      req.body,
-      queryParam(req, 'include_deleted'),
-    );
-    res.json({ success: true, data, message: 'Aggregation completed' });
   });
   r.post('/:collectionName', jsonBody(DOCUMENT_BODY_LIMIT), async (req, res) => {
     res
@@ -47,7 +39,7 @@ export function dataRoutes(deps: DataDeps): Router {
       ),
     );
   });
-  const update = async (req: Parameters<typeof callerOf>[0], res: import('express').Response) => {
+  const update = async (req: Request, res: Response) => {
     const data = await updateDocument(
       deps,
       caller(req),
@@ -82,4 +74,30 @@ export function dataRoutes(deps: DataDeps): Router {
     });
   });
   return r;
+}
+
+/** `/api/data/*`: a project key's documents, and aggregation. */
+export function dataRoutes(deps: DataDeps): Router {
+  const r = Router();
+  const caller = (req: Request) => callerOf(req, deps.limits.defaultDocumentQuota);
+  r.post('/:collectionName/aggregate', jsonBody(PIPELINE_BODY_LIMIT), async (req, res) => {
+    const data = await aggregate(
+      deps,
+      caller(req),
+      String(req.params.collectionName),
+      req.body,
+      queryParam(req, 'include_deleted'),
+    );
+    res.json({ success: true, data, message: 'Aggregation completed' });
+  });
+  r.use(documentRoutes(deps, caller));
+  return r;
+}
+
+/**
+ * `/api/admin/projects/:projectId/documents/*` (the gateway checked the admin token and the
+ * project): the same handlers and use cases, acting as the project's secret key, audited.
+ */
+export function adminDocumentRoutes(deps: DataDeps): Router {
+  return documentRoutes(deps, (req) => adminCallerOf(req, deps.limits.defaultDocumentQuota));
 }

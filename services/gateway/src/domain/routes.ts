@@ -43,7 +43,9 @@ export const ADMIN_PROJECT_SEGMENTS: Readonly<
   Record<string, Omit<RouteGroup, 'prefix' | 'auth' | 'authLimiter'>>
 > = {
   collections: { service: 'data' },
+  documents: { service: 'data' },
   data: { service: 'data' },
+  files: { service: 'storage' },
   storage: { service: 'storage' },
   mail: { service: 'mail' },
   'users-schema': { service: 'auth' },

@@ -1,7 +1,7 @@
 import { ObjectId, type Collection, type Db } from 'mongodb';
-import { type EventEnvelope, type ProjectId } from '@baas/common';
-import { OUTBOX_FIELD, PURGE_FIELD, pushEvents, type OutboxFields } from '@baas/common/mongo';
-import type { IdGenerator, MessageRecord, MessageRepository, MessageStatus } from '../ports';
+import { type EventEnvelope, type ProjectId, type TimeKeyset } from '@baas/common';
+import { HIDE_OUTBOX, OUTBOX_FIELD, PURGE_FIELD, pushEvents, type OutboxFields } from '@baas/common/mongo';
+import type { IdGenerator, MessageRecord, MessageRepository, MessageStatus, StoredMessage } from '../ports';
 
 interface MessageDoc extends OutboxFields {
   _id: ObjectId;
@@ -18,6 +18,21 @@ interface MessageDoc extends OutboxFields {
   finishedAt?: Date;
 }
 
+function toMessage(d: MessageDoc): StoredMessage {
+  return {
+    id: d._id.toHexString(),
+    to: d.to,
+    system: d.system,
+    provider: d.provider,
+    status: d.status,
+    createdAt: d.createdAt,
+    ...(d.templateKey !== undefined ? { templateKey: d.templateKey } : {}),
+    ...(d.causedBy !== undefined ? { causedBy: d.causedBy } : {}),
+    ...(d.attempts !== undefined ? { attempts: d.attempts } : {}),
+    ...(d.error !== undefined ? { error: d.error } : {}),
+  };
+}
+
 /**
  * Message records (metadata only: the body is not kept). The final status and its event are
  * one update; `afterEvents` lets the process publish them at once instead of at the next pass.
@@ -32,7 +47,8 @@ export class MongoMessageRepository implements MessageRepository {
   }
 
   async ensureIndexes(): Promise<void> {
-    await this.coll.createIndex({ projectId: 1, createdAt: -1 });
+    // The sent-mail log's order (the id breaks ties within a millisecond).
+    await this.coll.createIndex({ projectId: 1, createdAt: -1, _id: -1 });
   }
 
   async create(projectId: ProjectId, r: MessageRecord): Promise<void> {
@@ -78,22 +94,23 @@ export class MongoMessageRepository implements MessageRepository {
     return this.finish(projectId, id, { status: 'failed', attempts, error: reason }, events);
   }
 
-  async findById(projectId: ProjectId, id: string) {
+  async findById(projectId: ProjectId, id: string): Promise<StoredMessage | null> {
     if (!ObjectId.isValid(id)) return null;
     const d = await this.coll.findOne({ _id: new ObjectId(id), projectId });
-    if (!d) return null;
-    return {
-      id: d._id.toHexString(),
-      to: d.to,
-      system: d.system,
-      provider: d.provider,
-      status: d.status,
-      createdAt: d.createdAt,
-      ...(d.templateKey !== undefined ? { templateKey: d.templateKey } : {}),
-      ...(d.causedBy !== undefined ? { causedBy: d.causedBy } : {}),
-      ...(d.attempts !== undefined ? { attempts: d.attempts } : {}),
-      ...(d.error !== undefined ? { error: d.error } : {}),
-    };
+    return d ? toMessage(d) : null;
+  }
+
+  async list(projectId: ProjectId, page: { limit: number; before?: TimeKeyset }): Promise<StoredMessage[]> {
+    const b = page.before;
+    const after = b
+      ? { $or: [{ createdAt: { $lt: b.at } }, { createdAt: b.at, _id: { $lt: new ObjectId(b.id) } }] }
+      : {};
+    const docs = await this.coll
+      .find({ projectId, [PURGE_FIELD]: { $exists: false }, ...after }, { projection: HIDE_OUTBOX })
+      .sort({ createdAt: -1, _id: -1 })
+      .limit(page.limit)
+      .toArray();
+    return docs.map(toMessage);
   }
 
   /** Records whose events are still pending are left to the relay, which deletes them after. */

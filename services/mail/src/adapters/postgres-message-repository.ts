@@ -1,6 +1,6 @@
-import type { EventEnvelope, ProjectId } from '@baas/common';
+import type { EventEnvelope, ProjectId, TimeKeyset } from '@baas/common';
 import { appendOutbox, withTransaction, type Pool } from '@baas/common/postgres';
-import type { MessageRecord, MessageRepository, MessageStatus } from '../ports';
+import type { MessageRecord, MessageRepository, MessageStatus, StoredMessage } from '../ports';
 
 interface MessageRow {
   id: string;
@@ -13,6 +13,24 @@ interface MessageRow {
   error: string | null;
   caused_by: string | null;
   created_at: Date;
+}
+
+const COLUMNS =
+  'id, recipient, template_key, system, provider, status, attempts, error, caused_by, created_at';
+
+function toMessage(d: MessageRow): StoredMessage {
+  return {
+    id: d.id,
+    to: d.recipient,
+    system: d.system,
+    provider: d.provider,
+    status: d.status,
+    createdAt: d.created_at,
+    ...(d.template_key !== null ? { templateKey: d.template_key } : {}),
+    ...(d.caused_by !== null ? { causedBy: d.caused_by } : {}),
+    ...(d.attempts !== null ? { attempts: d.attempts } : {}),
+    ...(d.error !== null ? { error: d.error } : {}),
+  };
 }
 
 /**
@@ -78,26 +96,22 @@ export class PostgresMessageRepository implements MessageRepository {
     return this.finish(projectId, id, { status: 'failed', attempts, error: reason }, events);
   }
 
-  async findById(projectId: ProjectId, id: string) {
+  async findById(projectId: ProjectId, id: string): Promise<StoredMessage | null> {
     const { rows } = await this.pool.query<MessageRow>(
-      `SELECT id, recipient, template_key, system, provider, status, attempts, error, caused_by, created_at
-       FROM messages WHERE project_id = $1 AND id = $2`,
+      `SELECT ${COLUMNS} FROM messages WHERE project_id = $1 AND id = $2`,
       [projectId, id],
     );
-    const d = rows[0];
-    if (!d) return null;
-    return {
-      id: d.id,
-      to: d.recipient,
-      system: d.system,
-      provider: d.provider,
-      status: d.status,
-      createdAt: d.created_at,
-      ...(d.template_key !== null ? { templateKey: d.template_key } : {}),
-      ...(d.caused_by !== null ? { causedBy: d.caused_by } : {}),
-      ...(d.attempts !== null ? { attempts: d.attempts } : {}),
-      ...(d.error !== null ? { error: d.error } : {}),
-    };
+    return rows[0] ? toMessage(rows[0]) : null;
+  }
+
+  async list(projectId: ProjectId, page: { limit: number; before?: TimeKeyset }): Promise<StoredMessage[]> {
+    const { rows } = await this.pool.query<MessageRow>(
+      `SELECT ${COLUMNS} FROM messages
+       WHERE project_id = $1 AND ($2::timestamptz IS NULL OR (created_at, id) < ($2::timestamptz, $3::text))
+       ORDER BY created_at DESC, id DESC LIMIT $4`,
+      [projectId, page.before?.at ?? null, page.before?.id ?? '', page.limit],
+    );
+    return rows.map(toMessage);
   }
 
   /** Pending events live in the outbox, apart from the records, so the records can go at once. */

@@ -1,5 +1,13 @@
 import { Router, type Request } from 'express';
-import { adminProjectContext, jsonBody, parseInput, requireAdmin } from '@baas/common';
+import {
+  adminListQuery,
+  adminProjectContext,
+  auditSource,
+  jsonBody,
+  parseInput,
+  requireAdmin,
+  timeKeysetRequest,
+} from '@baas/common';
 import type { MailDeps } from '../domain/deps';
 import { templateBodySchema, type TemplateOwner } from '../domain/templates/template';
 import {
@@ -10,6 +18,9 @@ import {
   saveTemplate,
 } from '../domain/templates/manage-templates';
 import { monthBucket } from '../domain/usage/buckets';
+import { previewBodySchema, previewTemplate } from '../domain/templates/preview-template';
+import { sendTestMail, testSendSchema } from '../domain/mail/send-test-mail';
+import { listMessages } from '../domain/mail/list-messages';
 
 type OwnerOf = (req: Request) => TemplateOwner;
 
@@ -38,22 +49,58 @@ function templateRoutes(deps: MailDeps, ownerOf: OwnerOf): Router {
   return r;
 }
 
-const projectOwner: OwnerOf = (req) => ({
-  scope: 'project',
-  projectId: adminProjectContext(req, (req.params as Record<string, string | undefined>).projectId).projectId,
-});
+const projectOf = (req: Request) =>
+  adminProjectContext(req, (req.params as Record<string, string | undefined>).projectId);
+
+const projectOwner: OwnerOf = (req) => ({ scope: 'project', projectId: projectOf(req).projectId });
 
 const globalOwner: OwnerOf = (req) => {
   requireAdmin(req);
   return { scope: 'global' };
 };
 
-/** /api/admin/projects/:projectId/mail/... (project overrides and usage). */
+/**
+ * /api/admin/projects/:projectId/mail/... (project overrides, previews, test sends, the sent-mail
+ * log and usage; the gateway checked the admin token and the project).
+ */
 export function adminProjectMailRoutes(deps: MailDeps): Router {
   const r = Router({ mergeParams: true });
+  r.post('/templates/:key/test', jsonBody('64kb'), async (req, res) => {
+    const ctx = projectOf(req);
+    const key = parseTemplateKey(String(req.params.key));
+    const input = parseInput(testSendSchema, req.body ?? {});
+    const data = await sendTestMail(
+      deps,
+      {
+        projectId: ctx.projectId,
+        requestId: ctx.requestId,
+        monthlyLimit: ctx.settings?.limits?.mailMonthly,
+        audit: auditSource(req),
+      },
+      key,
+      input,
+    );
+    res.json({ success: true, data, message: 'Test mail sent' });
+  });
   r.use('/templates', templateRoutes(deps, projectOwner));
+  r.post('/preview', jsonBody('600kb'), async (req, res) => {
+    projectOf(req);
+    const input = parseInput(previewBodySchema, req.body ?? {});
+    const { subject, html, text } = await previewTemplate(input);
+    res.json({
+      success: true,
+      data: { subject, html: html ?? null, text: text ?? null },
+      message: 'Preview',
+    });
+  });
+  r.get('/messages', async (req, res) => {
+    const ctx = projectOf(req);
+    const query = parseInput(adminListQuery, req.query, 'Invalid query parameter');
+    const data = await listMessages(deps, ctx.projectId, timeKeysetRequest(query));
+    res.json({ success: true, data, message: 'Sent mail' });
+  });
   r.get('/usage', async (req, res) => {
-    const ctx = adminProjectContext(req, (req.params as Record<string, string | undefined>).projectId);
+    const ctx = projectOf(req);
     const now = deps.now();
     const monthlyLimit = ctx.settings?.limits?.mailMonthly ?? deps.limits.defaultMonthly;
     res.json({

@@ -1,7 +1,9 @@
 import { z } from 'zod';
-import { defineRoutes, envelope, hexId, type ApiRoute } from '@baas/common';
+import { adminListRoute, defineRoutes, envelope, hexId, type ApiRoute } from '@baas/common';
 import { sendMailSchema } from '../domain/mail/send-api-mail';
 import { TEMPLATE_KEY, templateBodySchema } from '../domain/templates/template';
+import { previewBodySchema } from '../domain/templates/preview-template';
+import { testSendSchema } from '../domain/mail/send-test-mail';
 
 /*
  * The mail service's routes as clients reach them through the gateway, from the schemas the
@@ -94,6 +96,106 @@ function templateRoutes(scope: 'project' | 'global'): ApiRoute[] {
   ];
 }
 
+const sendAnswer = envelope(
+  z.object({
+    id: z.string(),
+    provider: z.string(),
+    monthlyUsage: z.number().int(),
+    monthlyLimit: z.number().int(),
+  }),
+);
+const sendErrors = {
+  400: ['RECIPIENT_REJECTED', 'EMPTY_SUBJECT', 'EMPTY_BODY', 'TEMPLATE_TOO_COMPLEX'],
+  429: ['MAIL_LIMIT_EXCEEDED'],
+  502: ['MAIL_DELIVERY_FAILED'],
+};
+const messageView = z.object({
+  id: hexId,
+  to: z.string(),
+  templateKey: z.string().nullable(),
+  system: z.boolean().describe('A platform mail (verification, password reset) rather than an API send.'),
+  provider: z.string(),
+  status: z.enum(['sending', 'sent', 'failed']),
+  attempts: z.number().int().nullable(),
+  error: z.string().nullable().describe('Why the last attempt failed (failed messages).'),
+  createdAt: iso,
+});
+
+const exampleMessage = {
+  id: '665f1c2ab4d3e2f1a0b9c8f3',
+  to: 'ada@example.com',
+  templateKey: 'welcome',
+  system: false,
+  provider: 'smtp',
+  status: 'sent',
+  attempts: 1,
+  error: null,
+  createdAt: '2025-01-05T10:00:00.000Z',
+};
+
+/** The sent-mail log, previews and test sends of one project (the console's mail page). */
+const adminMailRoutes: ApiRoute[] = [
+  adminListRoute({
+    path: '/api/admin/projects/{projectId}/mail/messages',
+    operationId: 'listMailMessages',
+    summary: "A project's sent-mail log",
+    description:
+      'Every message the project sent (API sends, test sends and platform mails), newest first, by cursor, with its status. Bodies are not kept.',
+    tag: 'Admin: mail',
+    service: 'mail',
+    params: projectIdParams,
+    item: messageView,
+    example: { item: exampleMessage, message: 'Sent mail' },
+  }),
+  {
+    method: 'post',
+    path: '/api/admin/projects/{projectId}/mail/preview',
+    operationId: 'previewMailTemplate',
+    summary: 'Render a template without sending it',
+    description:
+      'The template as `PUT .../mail/templates/{key}` takes it (`mjml` is compiled), rendered with `variables` as a send would; nothing is saved or sent.',
+    tag: 'Admin: mail',
+    service: 'mail',
+    security: 'admin',
+    params: projectIdParams,
+    body: {
+      schema: previewBodySchema,
+      example: {
+        subject: 'Welcome, {{name}}',
+        mjml: '<mjml><mj-body><mj-section><mj-column><mj-text>Hello {{name}}</mj-text></mj-column></mj-section></mj-body></mjml>',
+        variables: { name: 'Ada' },
+      },
+    },
+    responses: {
+      200: {
+        description: 'The rendered mail.',
+        schema: envelope(
+          z.object({ subject: z.string(), html: z.string().nullable(), text: z.string().nullable() }),
+        ),
+      },
+    },
+    errors: {
+      400: ['INVALID_TEMPLATE', 'INVALID_MJML', 'TEMPLATE_TOO_COMPLEX', 'EMPTY_SUBJECT', 'EMPTY_BODY'],
+      404: ['PROJECT_NOT_FOUND'],
+    },
+  },
+  {
+    method: 'post',
+    path: '/api/admin/projects/{projectId}/mail/templates/{key}/test',
+    operationId: 'sendTestMail',
+    summary: "Send one of a project's templates as a test",
+    description:
+      "The project's own template (not a global one), rendered with `variables` and sent to `to`; counts against the project's monthly limit like any send, and is recorded in the audit log.",
+    tag: 'Admin: mail',
+    service: 'mail',
+    security: 'admin',
+    params: projectIdParams.extend(keyParam),
+    body: { schema: testSendSchema, example: { to: 'ada@example.com', variables: { name: 'Ada' } } },
+    responses: { 200: { description: 'Accepted by the SMTP server.', schema: sendAnswer } },
+    errors: { ...sendErrors, 404: ['PROJECT_NOT_FOUND', 'TEMPLATE_NOT_FOUND'] },
+  },
+];
+
 export const mailApiRoutes = defineRoutes([
   {
     method: 'post',
@@ -109,34 +211,15 @@ export const mailApiRoutes = defineRoutes([
       schema: sendMailSchema,
       example: { to: 'ada@example.com', templateName: 'welcome', variables: { name: 'Ada' } },
     },
-    responses: {
-      200: {
-        description: 'Accepted by the SMTP server.',
-        schema: envelope(
-          z.object({
-            id: z.string(),
-            provider: z.string(),
-            monthlyUsage: z.number().int(),
-            monthlyLimit: z.number().int(),
-          }),
-        ),
-      },
-    },
+    responses: { 200: { description: 'Accepted by the SMTP server.', schema: sendAnswer } },
     errors: {
-      400: [
-        'MIXED_MAIL_MODES',
-        'TEMPLATE_ID_AND_NAME',
-        'INVALID_TEMPLATE_ID',
-        'RECIPIENT_REJECTED',
-        'EMPTY_SUBJECT',
-        'EMPTY_BODY',
-      ],
+      ...sendErrors,
+      400: ['MIXED_MAIL_MODES', 'TEMPLATE_ID_AND_NAME', 'INVALID_TEMPLATE_ID', ...sendErrors[400]],
       404: ['TEMPLATE_NOT_FOUND'],
-      429: ['MAIL_LIMIT_EXCEEDED'],
-      502: ['MAIL_DELIVERY_FAILED'],
     },
   },
   ...templateRoutes('project'),
+  ...adminMailRoutes,
   ...templateRoutes('global'),
   {
     method: 'get',

@@ -1,5 +1,5 @@
 import type { Collection, Db, Document } from 'mongodb';
-import { trustedProjectId, type EventEnvelope, type ProjectId } from '@baas/common';
+import { trustedProjectId, type EventEnvelope, type ProjectId, type TimeKeyset } from '@baas/common';
 import { HIDE_OUTBOX, PURGE_FIELD, purgeWithEvents, pushEvents, type OutboxFields } from '@baas/common/mongo';
 import type { FileRecord, FileRepository, FileStatus } from '../ports';
 import { KeyedMutex } from '@baas/common';
@@ -56,6 +56,7 @@ export class MongoFileRepository implements FileRepository {
   async ensureIndexes(): Promise<void> {
     await this.coll.createIndex({ projectId: 1, status: 1 });
     await this.coll.createIndex({ status: 1, createdAt: 1 });
+    await this.coll.createIndex({ projectId: 1, status: 1, createdAt: -1, _id: -1 });
   }
 
   async insertPending(rec: FileRecord): Promise<void> {
@@ -101,6 +102,20 @@ export class MongoFileRepository implements FileRepository {
       { projection: HIDE_OUTBOX },
     );
     return d ? toRecord(d) : null;
+  }
+
+  async listComplete(
+    projectId: ProjectId,
+    page: { limit: number; before?: TimeKeyset },
+  ): Promise<FileRecord[]> {
+    const b = page.before;
+    const after = b ? { $or: [{ createdAt: { $lt: b.at } }, { createdAt: b.at, _id: { $lt: b.id } }] } : {};
+    const docs = await this.coll
+      .find({ projectId, status: 'complete', ...after }, { projection: HIDE_OUTBOX })
+      .sort({ createdAt: -1, _id: -1 })
+      .limit(page.limit)
+      .toArray();
+    return docs.map(toRecord);
   }
 
   async deleteComplete(

@@ -1,4 +1,4 @@
-import { trustedProjectId, type EventEnvelope, type ProjectId } from '@baas/common';
+import { trustedProjectId, type EventEnvelope, type ProjectId, type TimeKeyset } from '@baas/common';
 import { appendOutbox, withTransaction, type Pool } from '@baas/common/postgres';
 import type { FileRecord, FileRepository, FileStatus } from '../ports';
 
@@ -89,6 +89,20 @@ export class PostgresFileRepository implements FileRepository {
       [projectId, path],
     );
     return rows[0] ? toRecord(rows[0]) : null;
+  }
+
+  async listComplete(
+    projectId: ProjectId,
+    page: { limit: number; before?: TimeKeyset },
+  ): Promise<FileRecord[]> {
+    const { rows } = await this.pool.query<FileRow>(
+      `SELECT ${COLUMNS} FROM files
+       WHERE project_id = $1 AND status = 'complete'
+         AND ($2::timestamptz IS NULL OR (created_at, path) < ($2::timestamptz, $3::text))
+       ORDER BY created_at DESC, path DESC LIMIT $4`,
+      [projectId, page.before?.at ?? null, page.before?.id ?? '', page.limit],
+    );
+    return rows.map(toRecord);
   }
 
   async deleteComplete(

@@ -1,11 +1,51 @@
 import { z } from 'zod';
-import { defineRoutes, envelope, hexId } from '@baas/common';
+import { adminListRoute, defineRoutes, envelope, hexId } from '@baas/common';
 import { deleteSchema } from './storage.routes';
 
 /*
  * The storage service's routes as clients reach them through the gateway, from the schemas the
  * handlers validate with (the OpenAPI document is generated from this registry: `npm run openapi`).
  */
+
+const projectIdParams = z.object({ projectId: hexId.describe('The project id (24 hex).') });
+const uploadBody = {
+  contentType: 'multipart/form-data',
+  schema: z.object({ file: z.string().describe('The file (binary part).').meta({ format: 'binary' }) }),
+};
+const uploadAnswer = {
+  description: 'Stored.',
+  schema: z.object({ message: z.string(), url: z.string(), path: z.string(), provider: z.string() }),
+  example: {
+    message: 'File uploaded successfully',
+    url: 'http://127.0.0.1:8080/files/665f1c2ab4d3e2f1a0b9c8d7/Jm3kQ9xZt1Lw0pR7yV2sBc.png',
+    path: '665f1c2ab4d3e2f1a0b9c8d7/Jm3kQ9xZt1Lw0pR7yV2sBc.png',
+    provider: 's3',
+  },
+};
+const uploadErrors = {
+  400: ['FILE_REQUIRED', 'MALFORMED_MULTIPART', 'UPLOAD_ABORTED'],
+  403: ['QUOTA_EXCEEDED'],
+  413: ['PAYLOAD_TOO_LARGE'],
+};
+const fileView = z.object({
+  name: z.string().describe('The generated name, the last segment of `path`.'),
+  path: z.string(),
+  originalName: z.string().describe("The client's file name, sanitised."),
+  size: z.number().int(),
+  contentType: z.string(),
+  createdAt: z.string().describe('ISO-8601 date-time'),
+  url: z.string().describe('The public URL (no key needed).'),
+});
+
+const exampleFile = {
+  name: 'Jm3kQ9xZt1Lw0pR7yV2sBc.png',
+  path: '665f1c2ab4d3e2f1a0b9c8d7/Jm3kQ9xZt1Lw0pR7yV2sBc.png',
+  originalName: 'photo.png',
+  size: 52431,
+  contentType: 'image/png',
+  createdAt: '2025-01-05T10:00:00.000Z',
+  url: 'http://127.0.0.1:8080/files/665f1c2ab4d3e2f1a0b9c8d7/Jm3kQ9xZt1Lw0pR7yV2sBc.png',
+};
 
 export const storageApiRoutes = defineRoutes([
   {
@@ -17,27 +57,9 @@ export const storageApiRoutes = defineRoutes([
     tag: 'Storage',
     service: 'storage',
     security: 'keyOptionalUser',
-    body: {
-      contentType: 'multipart/form-data',
-      schema: z.object({ file: z.string().describe('The file (binary part).').meta({ format: 'binary' }) }),
-    },
-    responses: {
-      201: {
-        description: 'Stored.',
-        schema: z.object({ message: z.string(), url: z.string(), path: z.string(), provider: z.string() }),
-        example: {
-          message: 'File uploaded successfully',
-          url: 'http://127.0.0.1:8080/files/665f1c2ab4d3e2f1a0b9c8d7/Jm3kQ9xZt1Lw0pR7yV2sBc.png',
-          path: '665f1c2ab4d3e2f1a0b9c8d7/Jm3kQ9xZt1Lw0pR7yV2sBc.png',
-          provider: 's3',
-        },
-      },
-    },
-    errors: {
-      400: ['FILE_REQUIRED', 'MALFORMED_MULTIPART', 'UPLOAD_ABORTED'],
-      403: ['QUOTA_EXCEEDED'],
-      413: ['PAYLOAD_TOO_LARGE'],
-    },
+    body: uploadBody,
+    responses: { 201: uploadAnswer },
+    errors: uploadErrors,
   },
   {
     method: 'delete',
@@ -79,7 +101,7 @@ export const storageApiRoutes = defineRoutes([
     tag: 'Admin: usage',
     service: 'storage',
     security: 'admin',
-    params: z.object({ projectId: hexId.describe('The project id (24 hex).') }),
+    params: projectIdParams,
     responses: {
       200: {
         description: 'Bytes stored (uploads in progress included) and the quota.',
@@ -88,5 +110,46 @@ export const storageApiRoutes = defineRoutes([
       },
     },
     errors: { 404: ['PROJECT_NOT_FOUND'] },
+  },
+  adminListRoute({
+    path: '/api/admin/projects/{projectId}/files',
+    operationId: 'adminListFiles',
+    summary: "List a project's files",
+    description: 'Newest first, by cursor. Uploads still in progress are not listed.',
+    tag: 'Admin: files',
+    service: 'storage',
+    params: projectIdParams,
+    item: fileView,
+    example: { item: exampleFile, message: 'Files' },
+  }),
+  {
+    method: 'post',
+    path: '/api/admin/projects/{projectId}/files',
+    operationId: 'adminUploadFile',
+    summary: 'Upload a file to a project',
+    description:
+      'As `POST /api/storage/upload` (same size limit and project quota); recorded in the audit log.',
+    tag: 'Admin: files',
+    service: 'storage',
+    security: 'admin',
+    params: projectIdParams,
+    body: uploadBody,
+    responses: { 201: uploadAnswer },
+    errors: { ...uploadErrors, 404: ['PROJECT_NOT_FOUND'] },
+  },
+  {
+    method: 'delete',
+    path: '/api/admin/projects/{projectId}/files/{name}',
+    operationId: 'adminDeleteFile',
+    summary: "Delete a project's file",
+    description: 'Permanently; recorded in the audit log.',
+    tag: 'Admin: files',
+    service: 'storage',
+    security: 'admin',
+    params: projectIdParams.extend({ name: z.string().describe('The file name (`name` of the list).') }),
+    responses: {
+      200: { description: 'Deleted.', schema: envelope(z.object({ path: z.string() })) },
+    },
+    errors: { 400: ['INVALID_PATH'], 404: ['PROJECT_NOT_FOUND', 'FILE_NOT_FOUND'] },
   },
 ]);

@@ -1,7 +1,13 @@
 import type { Request, Response } from 'express';
 import busboy from 'busboy';
 import { errors, isAppError, type AppError } from '@baas/common';
-import type { UploadInput, UploadResult } from '../domain/files/upload-file';
+import type { FileDeps } from '../domain/files/deps';
+import {
+  uploadFile,
+  type UploadContext,
+  type UploadInput,
+  type UploadResult,
+} from '../domain/files/upload-file';
 
 /** Room for the multipart envelope (boundaries, part headers, a long file name). */
 export const MULTIPART_OVERHEAD_BYTES = 64 * 1024;
@@ -115,4 +121,28 @@ export function discardRest(req: Request, res: Response, capBytes: number): void
     if (drained > capBytes) req.destroy();
   });
   req.resume();
+}
+
+/**
+ * Receives the multipart body into an upload for `ctx` and answers 201 with its result; `check`
+ * runs first (a Bearer token sent with a key). On any failure the rest of the body is drained.
+ */
+export async function answerUpload(
+  deps: FileDeps,
+  req: Request,
+  res: Response,
+  ctx: UploadContext,
+  check: () => Promise<void> = () => Promise.resolve(),
+): Promise<void> {
+  try {
+    await check();
+    const result = await receiveUpload(req, {
+      maxFileBytes: deps.limits.maxFileBytes,
+      upload: (input) => uploadFile(deps, ctx, input),
+    });
+    res.status(201).json(result);
+  } catch (e) {
+    discardRest(req, res, 2 * deps.limits.maxFileBytes + MULTIPART_OVERHEAD_BYTES);
+    throw e;
+  }
 }

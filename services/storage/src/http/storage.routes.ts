@@ -2,10 +2,9 @@ import { Router } from 'express';
 import { z } from 'zod';
 import { bearerToken, jsonBody, parseInput, tenantContext } from '@baas/common';
 import type { FileDeps } from '../domain/files/deps';
-import { uploadFile } from '../domain/files/upload-file';
 import { deleteFile } from '../domain/files/delete-file';
 import { checkCallerToken } from '../domain/files/caller-token';
-import { discardRest, MULTIPART_OVERHEAD_BYTES, receiveUpload } from './multipart-upload';
+import { answerUpload } from './multipart-upload';
 
 export const deleteSchema = z.object({ path: z.string().min(1).max(1024) });
 
@@ -14,26 +13,13 @@ export function storageRoutes(deps: FileDeps): Router {
   const r = Router();
   r.post('/upload', async (req, res) => {
     const ctx = tenantContext(req);
-    try {
-      await checkCallerToken(deps, ctx.projectId, bearerToken(req));
-      const result = await receiveUpload(req, {
-        maxFileBytes: deps.limits.maxFileBytes,
-        upload: (input) =>
-          uploadFile(
-            deps,
-            {
-              projectId: ctx.projectId,
-              requestId: ctx.requestId,
-              quotaBytes: ctx.settings.limits?.storageBytes,
-            },
-            input,
-          ),
-      });
-      res.status(201).json(result);
-    } catch (e) {
-      discardRest(req, res, 2 * deps.limits.maxFileBytes + MULTIPART_OVERHEAD_BYTES);
-      throw e;
-    }
+    await answerUpload(
+      deps,
+      req,
+      res,
+      { projectId: ctx.projectId, requestId: ctx.requestId, quotaBytes: ctx.settings.limits?.storageBytes },
+      () => checkCallerToken(deps, ctx.projectId, bearerToken(req)),
+    );
   });
   r.delete('/file', jsonBody('16kb'), async (req, res) => {
     const ctx = tenantContext(req);

@@ -1,6 +1,7 @@
 import {
   AUDIT_ACTIONS,
   errors,
+  timeKeysetRequest,
   isProjectIdString,
   trustedProjectId,
   type AuditAction,
@@ -8,6 +9,7 @@ import {
   type AuditTarget,
   type EventEnvelope,
   type ProjectId,
+  type TimeKeyset,
 } from '@baas/common';
 
 /** One admin action as the log keeps it: who, what, on what, in which project, when, from where. */
@@ -48,10 +50,7 @@ export function auditEntryView(e: AuditEntry): AuditEntryView {
 }
 
 /** Where a page ends: entries are ordered newest first by (at, id), so this position is total. */
-export interface AuditPosition {
-  at: Date;
-  id: string;
-}
+export type AuditPosition = TimeKeyset;
 
 /** The one query the log answers: newest first, optionally one project and one action. */
 export interface AuditQuery {
@@ -61,28 +60,8 @@ export interface AuditQuery {
   limit: number;
 }
 
-export const AUDIT_LIMIT_DEFAULT = 20;
-export const AUDIT_LIMIT_MAX = 100;
-
 function invalid(param: string, message: string): never {
   throw errors.validation('Invalid query parameter', [{ path: param, message }]);
-}
-
-export function encodeAuditCursor(p: AuditPosition): string {
-  return Buffer.from(JSON.stringify([p.at.toISOString(), p.id]), 'utf8').toString('base64url');
-}
-
-function decodeAuditCursor(raw: string): AuditPosition {
-  try {
-    const v: unknown = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'));
-    if (Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && typeof v[1] === 'string') {
-      const at = new Date(v[0]);
-      if (!Number.isNaN(at.getTime()) && v[1].length > 0 && v[1].length <= 64) return { at, id: v[1] };
-    }
-  } catch {
-    /* answered below */
-  }
-  return invalid('cursor', 'is not a cursor this endpoint returned');
 }
 
 const PARAMS = new Set(['limit', 'cursor', 'action', 'projectId']);
@@ -100,14 +79,9 @@ export function parseAuditQuery(
     if (typeof v !== 'string') invalid(k, 'given more than once or not a string');
   }
   const s = raw as Record<string, string | undefined>;
-  let limit = AUDIT_LIMIT_DEFAULT;
-  if (s.limit !== undefined) {
-    const n = /^[1-9][0-9]{0,15}$/.test(s.limit) ? Number(s.limit) : NaN;
-    if (!Number.isSafeInteger(n)) invalid('limit', 'must be a positive integer');
-    limit = Math.min(n, AUDIT_LIMIT_MAX);
-  }
-  const q: AuditQuery & { cursor: string } = { limit, cursor: s.cursor ?? '' };
-  if (q.cursor !== '') q.before = decodeAuditCursor(q.cursor);
+  if (s.limit !== undefined && !/^[1-9][0-9]{0,15}$/.test(s.limit))
+    invalid('limit', 'must be a positive integer');
+  const q: AuditQuery & { cursor: string } = timeKeysetRequest(s);
   if (s.action !== undefined) {
     const action = AUDIT_ACTIONS.find((a) => a === s.action);
     if (!action) invalid('action', `must be one of ${AUDIT_ACTIONS.join(', ')}`);

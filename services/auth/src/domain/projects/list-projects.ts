@@ -1,6 +1,7 @@
+import type { AdminPage } from '@baas/common';
 import type { ProjectDeps } from './deps';
 import { projectView } from './views';
-import { toPage, type AdminPage, type PageRequest } from '../admin/admin-list';
+import { toPage, type PageRequest } from '../admin/admin-list';
 
 /** One page of the live projects, newest first, as the admin sees each (keys by prefix only). */
 export async function listProjects(

@@ -1,6 +1,6 @@
-import type { ProjectId } from '@baas/common';
+import type { AdminPage, ProjectId } from '@baas/common';
 import type { UserRepository } from '../../ports';
-import { toPage, type AdminPage, type PageRequest } from '../admin/admin-list';
+import { toPage, type PageRequest } from '../admin/admin-list';
 import { normalizeEmail, selfView } from './user';
 
 /**

@@ -1,4 +1,4 @@
-import { errors, type KeyType, type ProjectId } from '@baas/common';
+import { errors, type AuditSource, type KeyType, type ProjectId } from '@baas/common';
 import type { DataDeps } from '../../ports';
 import { MATCH_ALL, eq, type Condition } from './query';
 import type { CollectionDef } from '../collections/collection';
@@ -10,6 +10,8 @@ export interface Caller {
   requestId: string;
   bearer: string | undefined;
   documentQuota: number;
+  /** Set when the platform admin acts (admin API): each write is also an audit entry. */
+  audit?: AuditSource;
 }
 
 /** A write is either unrestricted (secret key) or limited to the documents of one end user. */

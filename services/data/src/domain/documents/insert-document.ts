@@ -1,8 +1,9 @@
-import { createEvent, errors } from '@baas/common';
+import { errors } from '@baas/common';
 import type { DataDeps, StoredDoc } from '../../ports';
 import { requireCollection } from '../collections/manage-collections';
 import { writeAccess, type Caller } from './access';
 import { newDocumentId } from './document-id';
+import { documentEvents } from './document-events';
 import { sanitizeInsert } from './sanitize';
 import { validateDocument } from './schema-validation';
 import { documentView } from './views';
@@ -38,16 +39,10 @@ export async function insertDocument(
     updatedAt: now,
   };
 
-  const event = createEvent(
-    'document.created',
-    caller.projectId,
-    { collection: name, documentId: doc._id },
-    { requestId: caller.requestId },
-  );
   const outcome = await deps.documents
     .forProject(caller.projectId)
     .collection(name)
-    .insert(doc, [event], caller.documentQuota);
+    .insert(doc, documentEvents(caller, 'document.created', name, doc._id), caller.documentQuota);
   if (outcome === 'quota_exceeded')
     throw errors.quotaExceeded(`Document quota of ${caller.documentQuota} reached for this project`);
   return documentView(doc);

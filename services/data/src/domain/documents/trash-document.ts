@@ -1,7 +1,8 @@
-import { createEvent, errors } from '@baas/common';
+import { errors } from '@baas/common';
 import type { DataDeps } from '../../ports';
 import { requireCollection } from '../collections/manage-collections';
 import { writeAccess, type Caller } from './access';
+import { documentEvents } from './document-events';
 import { and, documentId, documentNotFound } from './filters';
 import { eq } from './query';
 import { loadWritable } from './update-document';
@@ -18,13 +19,11 @@ export async function trashDocument(
   const access = await writeAccess(deps, caller, def);
   const { doc, coll, guard } = await loadWritable(deps, caller, def, access, rawId);
   const now = (deps.now ?? (() => new Date()))();
-  const event = createEvent(
-    'document.trashed',
-    caller.projectId,
-    { collection: name, documentId: doc._id },
-    { requestId: caller.requestId },
+  const updated = await coll.update(
+    guard,
+    { isDeleted: true, deletedAt: now, updatedAt: now },
+    documentEvents(caller, 'document.trashed', name, doc._id),
   );
-  const updated = await coll.update(guard, { isDeleted: true, deletedAt: now, updatedAt: now }, [event]);
   if (!updated) throw documentNotFound();
   return { id: doc._id };
 }
@@ -44,16 +43,10 @@ export async function restoreDocument(
   const id = documentId(rawId);
   const coll = deps.documents.forProject(caller.projectId).collection(def.name);
   const now = (deps.now ?? (() => new Date()))();
-  const event = createEvent(
-    'document.restored',
-    caller.projectId,
-    { collection: name, documentId: id },
-    { requestId: caller.requestId },
-  );
   const restored = await coll.update(
     and(eq('_id', id), eq('isDeleted', true)),
     { isDeleted: false, deletedAt: null, updatedAt: now },
-    [event],
+    documentEvents(caller, 'document.restored', name, id),
   );
   if (restored) {
     return { doc: documentView(restored), restored: true };

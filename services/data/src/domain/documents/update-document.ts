@@ -1,8 +1,9 @@
-import { createEvent, errors } from '@baas/common';
+import { errors } from '@baas/common';
 import type { DataDeps } from '../../ports';
 import type { CollectionDef } from '../collections/collection';
 import { requireCollection } from '../collections/manage-collections';
 import { readScope, writeAccess, type Caller, type WriteAccess } from './access';
+import { documentEvents } from './document-events';
 import { and, documentId, documentNotFound, visibility } from './filters';
 import { eq, type Condition } from './query';
 import { sanitizeUpdate } from './sanitize';
@@ -67,13 +68,11 @@ export async function updateDocument(
   const coerced: Record<string, unknown> = {};
   for (const path of Object.keys(set)) coerced[path] = getPath(merged, path);
   coerced.updatedAt = (deps.now ?? (() => new Date()))();
-  const event = createEvent(
-    'document.updated',
-    caller.projectId,
-    { collection: name, documentId: doc._id },
-    { requestId: caller.requestId },
+  const updated = await coll.update(
+    guard,
+    coerced,
+    documentEvents(caller, 'document.updated', name, doc._id),
   );
-  const updated = await coll.update(guard, coerced, [event]);
   if (!updated) throw documentNotFound();
   return documentView(updated);
 }

@@ -1,4 +1,12 @@
-import { createEvent, type ProjectId } from '@baas/common';
+import {
+  auditEvent,
+  createEvent,
+  type AuditAction,
+  type AuditSource,
+  type AuditTarget,
+  type EventEnvelope,
+  type ProjectId,
+} from '@baas/common';
 import { DeliveryError, type MailKind } from '../../ports';
 import type { MailDeps } from '../deps';
 import type { RenderedMail } from './render';
@@ -11,6 +19,8 @@ export interface DeliveryRequest {
   templateKey?: string;
   system: boolean;
   causedBy?: string;
+  /** An admin's send: its audit entry is written with the message's final status. */
+  audit?: { source: AuditSource; action: AuditAction; target: AuditTarget };
 }
 
 export type DeliveryResult =
@@ -37,6 +47,15 @@ function asDeliveryError(e: unknown): DeliveryError {
 export async function deliver(deps: MailDeps, req: DeliveryRequest): Promise<DeliveryResult> {
   const id = deps.ids.messageId();
   const meta = { requestId: req.requestId };
+  const audited = (status: 'sent' | 'failed'): EventEnvelope[] =>
+    req.audit
+      ? [
+          auditEvent(req.projectId, req.audit.source, req.audit.action, req.audit.target, {
+            messageId: id,
+            status,
+          }),
+        ]
+      : [];
   await deps.messages.create(req.projectId, {
     id,
     to: req.to,
@@ -76,6 +95,7 @@ export async function deliver(deps: MailDeps, req: DeliveryRequest): Promise<Del
     try {
       await deps.messages.markSent(req.projectId, id, attempts, [
         createEvent('mail.sent', req.projectId, data, meta),
+        ...audited('sent'),
       ]);
     } catch (err) {
       // The server has the message; failing the request now would invite a duplicate send.
@@ -90,7 +110,10 @@ export async function deliver(deps: MailDeps, req: DeliveryRequest): Promise<Del
     { messageId: id, reason: error.message.slice(0, 300), permanent: error.permanent },
     meta,
   );
-  await deps.messages.markFailed(req.projectId, id, attempts, error.message.slice(0, 300), [event]);
+  await deps.messages.markFailed(req.projectId, id, attempts, error.message.slice(0, 300), [
+    event,
+    ...audited('failed'),
+  ]);
   deps.observer?.mail(mailKind(req), 'failed');
   return { ok: false, id, attempts, error };
 }

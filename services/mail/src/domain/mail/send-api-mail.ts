@@ -11,8 +11,8 @@ import {
 import { MAX_SUBJECT_CHARS, MAX_TEMPLATE_CHARS } from '../templates/template';
 import { SYSTEM_TEMPLATE_KEYS } from '../templates/builtin';
 import { parseRecipient } from './address';
-import { deliver } from './deliver';
-import { renderMail, type MailContent } from './render';
+import { deliver, type DeliveryRequest } from './deliver';
+import { renderMail, type MailContent, type RenderedMail } from './render';
 import { sanitizeVariables } from './sanitize-variables';
 
 /** Body of POST /api/mail/send. Unknown fields (cc, bcc, from, headers...) are refused. */
@@ -101,7 +101,20 @@ export async function sendApiMail(deps: MailDeps, ctx: SendContext, input: SendM
   const mail = chosen.render
     ? renderMail(chosen.content, sanitizeVariables(input.variables))
     : renderDirect(chosen.content);
+  return sendCounted(deps, ctx, to, mail, { templateKey: chosen.templateKey });
+}
 
+/**
+ * Sends a rendered mail as the API does: it takes one unit of the project's month first (429
+ * past the limit), gives it back when nothing left our hands, and maps delivery failures.
+ */
+export async function sendCounted(
+  deps: MailDeps,
+  ctx: SendContext,
+  to: string,
+  mail: RenderedMail,
+  chosen: Pick<DeliveryRequest, 'templateKey' | 'audit'>,
+) {
   const limit = ctx.monthlyLimit ?? deps.limits.defaultMonthly;
   const now = deps.now();
   const bucket = monthBucket(now);
@@ -121,7 +134,7 @@ export async function sendApiMail(deps: MailDeps, ctx: SendContext, input: SendM
       to,
       mail,
       system: false,
-      ...(chosen.templateKey !== undefined ? { templateKey: chosen.templateKey } : {}),
+      ...chosen,
     });
   } catch (e) {
     await deps.usage.release(ctx.projectId, bucket, usage.slot);

@@ -2,7 +2,7 @@ import { errors, type ProjectId } from '@baas/common';
 import type { MailContent } from '../mail/render';
 import type { MailDeps } from '../deps';
 import { builtinTemplate } from './builtin';
-import type { StoredTemplate } from './template';
+import type { StoredTemplate, TemplateContent } from './template';
 
 export type TemplateSource = 'project' | 'global' | 'system' | 'legacy';
 
@@ -14,12 +14,17 @@ export interface ResolvedTemplate {
 
 const OBJECT_ID = /^[a-f0-9]{24}$/i;
 
-function fromStored(t: StoredTemplate): ResolvedTemplate {
+/** What a template sends before substitution: MJML's compiled HTML stands for the HTML part. */
+export function mailContentOf(t: TemplateContent): MailContent {
   const content: MailContent = { subject: t.subject };
   const html = t.compiledHtml ?? t.html;
   if (html !== undefined) content.html = html;
   if (t.text !== undefined) content.text = t.text;
-  return { key: t.key, source: t.owner.scope, content };
+  return content;
+}
+
+function fromStored(t: StoredTemplate): ResolvedTemplate {
+  return { key: t.key, source: t.owner.scope, content: mailContentOf(t) };
 }
 
 /**

@@ -1,15 +1,14 @@
 import { pipeline } from 'node:stream/promises';
 import type { Readable } from 'node:stream';
-import { createEvent, isAppError, type ProjectId } from '@baas/common';
+import { isAppError } from '@baas/common';
 import type { UploadOutcome } from '../../ports';
 import type { FileDeps } from './deps';
 import { generateFileName, sanitizeExtension, sanitizeOriginalName } from './file-path';
 import { decideContentType } from './content-type';
 import { UploadMeter } from './upload-meter';
+import { fileEvents, publicUrl, type FileChangeContext } from './file-events';
 
-export interface UploadContext {
-  projectId: ProjectId;
-  requestId: string;
+export interface UploadContext extends FileChangeContext {
   /** settings.limits.storageBytes from the gateway, when present. */
   quotaBytes?: number;
 }
@@ -71,13 +70,8 @@ export async function uploadFile(
     if (piped.status === 'rejected' && isAppError(piped.reason)) throw piped.reason;
     if (stored.status === 'rejected') throw stored.reason;
     if (piped.status === 'rejected') throw piped.reason;
-    const event = createEvent(
-      'file.uploaded',
-      ctx.projectId,
-      { path, size: meter.bytes, contentType },
-      { requestId: ctx.requestId },
-    );
-    if (!(await deps.files.complete(ctx.projectId, path, meter.bytes, [event]))) {
+    const events = fileEvents(ctx, 'file.uploaded', { path, size: meter.bytes, contentType });
+    if (!(await deps.files.complete(ctx.projectId, path, meter.bytes, events))) {
       // The project was deleted while we streamed: what we wrote must go too.
       throw new Error('file record vanished during upload');
     }
@@ -94,7 +88,7 @@ export async function uploadFile(
   if (meter.reserved > meter.bytes) await deps.quota.release(ctx.projectId, meter.reserved - meter.bytes);
   return {
     message: 'File uploaded successfully',
-    url: `${deps.publicBaseUrl}/${path}`,
+    url: publicUrl(deps, path),
     path,
     provider: deps.store.provider,
   };
