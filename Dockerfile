@@ -14,6 +14,8 @@ ENV npm_config_update_notifier=false npm_config_fund=false npm_config_audit=fals
 # manifests first so the dependency layer is cached until a package.json or the lock changes
 COPY package.json package-lock.json ./
 COPY packages/common/package.json packages/common/
+COPY packages/sdk/package.json packages/sdk/
+COPY packages/console/package.json packages/console/
 COPY services/gateway/package.json services/gateway/
 COPY services/auth/package.json services/auth/
 COPY services/data/package.json services/data/
@@ -24,6 +26,8 @@ RUN --mount=type=cache,target=/root/.npm npm ci
 COPY tsconfig.base.json tsconfig.json ./
 COPY packages/ packages/
 COPY services/ services/
+# npm run build compiles the services and builds the web console (packages/console/dist, Vite),
+# which the gateway serves under /console (CONSOLE_DIR defaults to that directory)
 RUN npm run build \
  && npm prune --omit=dev \
  && rm -rf packages/*/src services/*/src packages/*/test services/*/test \
@@ -47,7 +51,8 @@ COPY --from=build /app/packages ./packages
 COPY --from=build /app/services ./services
 COPY scripts/s3-ensure-bucket.mjs ./scripts/
 RUN ls packages/common/migrations/*.sql services/*/migrations/*.sql >/dev/null \
- && test -f packages/common/dist/postgres/migrate-cli.js
+ && test -f packages/common/dist/postgres/migrate-cli.js \
+ && test -f packages/console/dist/index.html
 USER 10001:10001
 EXPOSE 8080 8081 8082 8083 8084 8085
 # tini as PID 1: forwards SIGTERM to node and reaps zombies

@@ -3,7 +3,17 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['**/dist/**', '**/node_modules/**', '.stack/**', '**/*.js', '**/*.mjs'] },
+  {
+    ignores: [
+      '**/dist/**',
+      '**/node_modules/**',
+      '.stack/**',
+      '**/*.js',
+      '**/*.mjs',
+      // generated from services/gateway/openapi.json (packages/console/scripts/api-types.mjs)
+      'packages/console/src/api/schema.d.ts',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -15,6 +25,13 @@ export default tseslint.config(
       '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: { arguments: false } }],
       '@typescript-eslint/switch-exhaustiveness-check': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
+    },
+  },
+  {
+    // The console: a browser app (React, DOM types, bundler resolution), its own tsconfig.
+    files: ['packages/console/**/*.ts', 'packages/console/**/*.tsx'],
+    languageOptions: {
+      parserOptions: { project: './packages/console/tsconfig.json', tsconfigRootDir: import.meta.dirname },
     },
   },
   {

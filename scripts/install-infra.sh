@@ -288,6 +288,9 @@ ensure_sys_tool redis-server redis-server 6379
 ensure_sys_tool nats-server nats-server ''
 # the NATS-over-TLS integration test makes its certificates with it
 ensure_sys_tool openssl openssl ''
+# the console's browser tests (test/e2e/console.test.ts) drive Debian's chromium headless;
+# test tools cannot download a browser of their own here
+ensure_sys_tool chromium chromium ''
 
 # --- PostgreSQL (Debian's packages) ----------------------------------------------------------
 pg_server_installed() { # initdb and postgres of some major version

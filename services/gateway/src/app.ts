@@ -14,7 +14,7 @@ import {
   type ReadinessCheck,
   type ServiceName,
 } from '@baas/common';
-import { matchRoute, mutatedProjectId } from './domain/routes';
+import { matchRoute, mutatedProjectId, type RouteMatch } from './domain/routes';
 import { AssertionIssuer } from './domain/assertion-issuer';
 import { clientAddress, parseTrustProxy } from './domain/client-address';
 import type { ProjectDirectory, RateLimiter } from './ports';
@@ -26,6 +26,7 @@ import { applyHeaders, securityHeaders } from './http/security-headers';
 import { Upstream } from './http/upstream';
 import { answerOpenApi } from './http/openapi';
 import { answerProjectUsage } from './http/project-usage';
+import { ConsoleSite } from './http/console';
 import { readiness as readinessAnswer } from './http/health';
 import { gatewayMetrics } from './metrics';
 
@@ -44,7 +45,17 @@ export interface GatewayDeps {
   assertionPrivateKey: KeyObject;
   upstreams: Record<Exclude<ServiceName, 'janitor'>, string>;
   upstreamTimeoutMs: number;
+  /** The built web console served under /console (CONSOLE_DIR); absent, /console says so. */
+  consoleDir?: string;
 }
+
+/** The console's label for metrics and logs: static files, no service, no caller. */
+const CONSOLE_ROUTE: RouteMatch = {
+  service: 'gateway',
+  auth: 'public',
+  prefix: '/console',
+  authLimiter: false,
+};
 
 export interface GatewayApp {
   /** The request listener for node:http (or supertest). */
@@ -82,6 +93,7 @@ export function createApp(deps: GatewayDeps): GatewayApp {
       new Upstream(s, deps.upstreams[s], deps.logger, deps.upstreamTimeoutMs, observer),
     ]),
   );
+  const consoleSite = new ConsoleSite({ dir: deps.consoleDir });
   let draining = false;
   const log = deps.logger;
 
@@ -110,6 +122,10 @@ export function createApp(deps: GatewayDeps): GatewayApp {
     const { req, res } = ex;
     if (ex.path === '/livez') return sendJson(res, 200, { status: 'ok' });
     if (ex.path === '/readyz') return readinessAnswer(res, deps.readiness, draining);
+    if (ConsoleSite.owns(ex.path)) {
+      ex.route = CONSOLE_ROUTE;
+      return consoleSite.answer(ex);
+    }
     res.setHeader('Vary', 'Origin');
     if (answerPreflight(ex)) return;
     ex.route = matchRoute(ex.path);

@@ -1,6 +1,10 @@
+import { join } from 'node:path';
 import { z } from 'zod';
 import { assertionPrivateKeySchema, env, loadConfig, natsEnvShape } from '@baas/common';
 import { parseTrustProxy } from './domain/client-address';
+
+/** packages/console/dist of this workspace, from services/gateway/src or services/gateway/dist. */
+export const DEFAULT_CONSOLE_DIR = join(__dirname, '..', '..', '..', 'packages', 'console', 'dist');
 
 export const gatewayConfigSchema = z.object({
   GATEWAY_PORT: env.port(8080),
@@ -34,6 +38,11 @@ export const gatewayConfigSchema = z.object({
   RATE_LIMIT_AUTH_WINDOW_SECONDS: env.positiveInt(900),
   KEY_CACHE_TTL_SECONDS: env.positiveInt(60),
   UPSTREAM_TIMEOUT_SECONDS: env.positiveInt(60),
+  /**
+   * The built web console (packages/console/dist), served under /console. Beside src/ and dist/
+   * alike, the workspace's own build; the image copies it to the same place.
+   */
+  CONSOLE_DIR: env.string(DEFAULT_CONSOLE_DIR),
   LOG_LEVEL: env.logLevel(),
   SHUTDOWN_GRACE_SECONDS: env.int(10),
 });

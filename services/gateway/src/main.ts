@@ -75,6 +75,7 @@ async function main(): Promise<void> {
       mail: config.MAIL_URL,
     },
     upstreamTimeoutMs: config.UPSTREAM_TIMEOUT_SECONDS * 1000,
+    consoleDir: config.CONSOLE_DIR,
   });
   const metricsServer = await startMetricsServer(metrics, config.GATEWAY_METRICS_PORT);
 

@@ -1,0 +1,25 @@
+import { formatBytes, parseOrigins, percentOf } from './format';
+
+describe('console formatting', () => {
+  it('shows bytes in binary units', () => {
+    expect(formatBytes(1)).toBe('1 byte');
+    expect(formatBytes(512)).toBe('512 bytes');
+    expect(formatBytes(104857600)).toBe('100 MB');
+    expect(formatBytes(1536)).toBe('1.5 KB');
+  });
+
+  it('gives a share of a limit, a zero limit full once used', () => {
+    expect(percentOf(50, 200)).toBe(25);
+    expect(percentOf(300, 200)).toBe(100);
+    expect(percentOf(0, 0)).toBe(0);
+    expect(percentOf(1, 0)).toBe(100);
+  });
+
+  it('reads origins one per line or comma-separated', () => {
+    expect(parseOrigins(' https://a.example\n\nhttps://b.example, http://localhost:3000 ')).toEqual([
+      'https://a.example',
+      'https://b.example',
+      'http://localhost:3000',
+    ]);
+  });
+});
