@@ -52,8 +52,11 @@ describe('withTransaction', () => {
     const alice = goOffCall(db.pool, 'alice', both);
     const bob = goOffCall(replica, 'bob', both);
     const results = await Promise.all([alice.run, bob.run]);
-    // One ran once, the other was aborted with 40001 and ran again.
-    expect([alice.tries.length, bob.tries.length].sort()).toEqual([1, 2]);
+    // One ran once, the other was aborted with 40001 and ran again (a retry that starts while
+    // the first is still committing can itself be aborted once more: SSI may pick it again).
+    const [once, retried] = [alice.tries.length, bob.tries.length].sort((a, b) => a - b);
+    expect(once).toBe(1);
+    expect(retried).toBeGreaterThanOrEqual(2);
     expect(results.sort()).toEqual(['off call', 'refused']);
     const { rows } = await db.pool.query('SELECT count(*)::int AS n FROM doctors WHERE on_call');
     expect(rows[0].n).toBe(1);
