@@ -189,6 +189,8 @@ describe('files of a project, as the admin', () => {
     expect([publicRead.status, publicRead.body]).toEqual([200, 'hello console']);
 
     const other = await dataProject();
+    const otherList = await call('GET', `/api/admin/projects/${other.id}/files`, { admin: true });
+    expect([otherList.status, otherList.body.data.items]).toEqual([200, []]);
     const cross = await call('DELETE', `/api/admin/projects/${other.id}/files/${String(newest?.name)}`, {
       admin: true,
     });

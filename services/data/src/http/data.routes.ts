@@ -78,8 +78,10 @@ function documentRoutes(deps: DataDeps, caller: (req: Request) => Caller): Route
 
 /** `/api/data/*`: a project key's documents, and aggregation. */
 export function dataRoutes(deps: DataDeps): Router {
-  const r = Router();
   const caller = (req: Request) => callerOf(req, deps.limits.defaultDocumentQuota);
+  // One router on the hot path, not one nested in another (no document route is a POST of two
+  // segments, so the order does not matter).
+  const r = documentRoutes(deps, caller);
   r.post('/:collectionName/aggregate', jsonBody(PIPELINE_BODY_LIMIT), async (req, res) => {
     const data = await aggregate(
       deps,
@@ -90,7 +92,6 @@ export function dataRoutes(deps: DataDeps): Router {
     );
     res.json({ success: true, data, message: 'Aggregation completed' });
   });
-  r.use(documentRoutes(deps, caller));
   return r;
 }
 
