@@ -8,6 +8,7 @@ import {
   COMPOSE_MONGODB_FILE,
   COMPOSE_PORTS_FILE,
   DATA,
+  DATA_SERVICES,
   GATEWAY_PORT,
   LOGS,
   MODE_FILE,
@@ -32,6 +33,7 @@ export function dockerAvailable() {
 const COMPOSE_PORT_VARS = {
   POSTGRES_HOST_PORT: 5432,
   MONGO_HOST_PORT: 27017,
+  MONGO_DATA_HOST_PORT: 27018,
   NATS_HOST_PORT: 4222,
   REDIS_HOST_PORT: 6379,
   S3_HOST_PORT: 7070,
@@ -61,6 +63,7 @@ async function composePorts() {
 export function composeEndpoints(ports) {
   return {
     mongoPort: Number(ports.MONGO_HOST_PORT),
+    mongoDataPort: Number(ports.MONGO_DATA_HOST_PORT),
     postgresPort: Number(ports.POSTGRES_HOST_PORT),
     natsPort: Number(ports.NATS_HOST_PORT),
     redisPort: Number(ports.REDIS_HOST_PORT),
@@ -91,9 +94,29 @@ export function compose(store, args, env, opts = {}) {
   });
 }
 
+/**
+ * docker-compose.mongodb.yml runs with authentication: each service's URL names its own user
+ * (data on its own server, `mongo-data`), as the containers' DATABASE_URLs do; tests and
+ * clients on the host get the shared server's root user (`MONGO_URL`, authSource admin).
+ */
+export function mongoHostDatabases(ep, secrets) {
+  const urls = {};
+  for (const s of DATA_SERVICES) {
+    const port = s.name === 'data' ? ep.mongoDataPort : ep.mongoPort;
+    const pw = encodeURIComponent(secrets[s.passwordVar] ?? '');
+    urls[s.name] = `mongodb://${s.role}:${pw}@${HOST}:${port}/${s.database}?authSource=${s.database}`;
+  }
+  const root = encodeURIComponent(secrets.MONGO_ROOT_PASSWORD ?? '');
+  return {
+    store: 'mongodb',
+    urls,
+    mongoUrl: `mongodb://root:${root}@${HOST}:${ep.mongoPort}/?authSource=admin`,
+  };
+}
+
 /** What clients on this machine use: the published ports, each service's database as its role. */
 function hostDatabases(store, ep, secrets) {
-  if (store === 'mongodb') return storeDatabases(store, { host: HOST, port: ep.mongoPort }, secrets);
+  if (store === 'mongodb') return mongoHostDatabases(ep, secrets);
   const adminUrl = `postgres://postgres:${encodeURIComponent(secrets.POSTGRES_PASSWORD)}@${HOST}:${ep.postgresPort}/postgres`;
   return storeDatabases(store, { host: HOST, port: ep.postgresPort }, secrets, adminUrl);
 }

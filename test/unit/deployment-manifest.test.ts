@@ -119,6 +119,30 @@ describe('docker-compose.yml follows deploy/services.json', () => {
     }
   });
 
+  it('MongoDB in Docker mode: the host URLs npm run up writes name each service’s user, as the containers do', () => {
+    // scripts/stack is ESM: ask a child node for what docker mode writes into .stack/env
+    const secrets = Object.fromEntries(dataServices.map((s) => [s.passwordVar!, `pw/${s.name}`]));
+    const out = execFileSync(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `const m = await import(${JSON.stringify(join(ROOT, 'scripts/stack/docker.mjs'))});` +
+          `process.stdout.write(JSON.stringify(m.mongoHostDatabases({ mongoPort: 1, mongoDataPort: 2 }, ${JSON.stringify({ ...secrets, MONGO_ROOT_PASSWORD: 'r:t' })})))`,
+      ],
+      { encoding: 'utf8' },
+    );
+    const db = JSON.parse(out) as { urls: Record<string, string>; mongoUrl: string };
+    for (const s of dataServices) {
+      const port = s.name === 'data' ? 2 : 1;
+      expect(db.urls[s.name]).toBe(
+        `mongodb://${s.role}:pw%2F${s.name}@127.0.0.1:${port}/${s.database}?authSource=${s.database}`,
+      );
+    }
+    expect(db.mongoUrl).toBe('mongodb://root:r%3At@127.0.0.1:1/?authSource=admin');
+    expect(mongo.services['mongo-data'].ports[0]).toContain('MONGO_DATA_HOST_PORT');
+  });
+
   it('creates exactly the data-owning services’ roles and databases, with their passwords', () => {
     const init = compose.services['postgres-init'];
     expect(init.command).toEqual(dataServices.map((s) => s.name));
