@@ -320,8 +320,8 @@ export function renderMarkdown(report, chartFile) {
     if (svcs.length) {
       lines.push(
         table(
-          ['service', 'RSS idle MB', 'RSS after the run MB'],
-          svcs.map((s) => [s, f(m.idle?.[s], 1), f(m.after?.[s], 1)]),
+          ['service', 'RSS at start MB', 'RSS idle MB', 'RSS after the run MB'],
+          svcs.map((s) => [s, f(m.start?.[s], 1), f(m.idle?.[s], 1), f(m.after?.[s], 1)]),
         ),
         '',
       );

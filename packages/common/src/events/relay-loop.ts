@@ -1,23 +1,40 @@
 import type { Logger } from '../logger';
 import type { OutboxObserver } from './observer';
 
+/** The periodic pass's interval while all is well (see RelayLoop). */
+const IDLE_INTERVAL_MS = 10_000;
+
 /**
- * The schedule every outbox relay shares: a pass now and then (catching what a crash left
- * behind), a pass on demand right after a write (`kick`), never two passes at once, and a
- * `flush` for tests. Subclasses say what one pass does.
+ * The schedule every outbox relay shares: a pass on demand right after a write (`kick`), a pass
+ * at start (what a crash left behind), a periodic pass, never two passes at once, and a `flush`
+ * for tests. Subclasses say what one pass does.
+ *
+ * The periodic pass comes every `intervalMs` while something failed (a publish, a pass), until
+ * a pass succeeds; while all is well, every `idleIntervalMs` (10 s, or `intervalMs` when that is
+ * longer). Writes are relayed by their kick, so when all is well the periodic pass only finds
+ * what another replica left behind when it died; polling for that every second cost an idle
+ * service a statement per second (issue 14: idle CPU).
  */
 export abstract class RelayLoop {
   private timer: NodeJS.Timeout | undefined;
+  /** When the scheduled periodic pass is due (ms since the epoch). */
+  private dueAt = 0;
   private running: Promise<void> | undefined;
   private again = false;
+  /** Something failed since the last successful pass: the periodic pass comes every intervalMs. */
+  private failing = false;
   protected stopped = false;
   protected observer: OutboxObserver | undefined;
   private unwatch: (() => void) | undefined;
+  private readonly idleIntervalMs: number;
 
   protected constructor(
     protected readonly logger: Logger,
     private readonly intervalMs: number,
-  ) {}
+    idleIntervalMs?: number,
+  ) {
+    this.idleIntervalMs = Math.max(intervalMs, idleIntervalMs ?? IDLE_INTERVAL_MS);
+  }
 
   /** One pass over pending events; resolves when they are published (or throws). */
   protected abstract pass(): Promise<void>;
@@ -33,9 +50,32 @@ export abstract class RelayLoop {
     this.observer = observer;
     const backlog = this.backlog?.bind(this);
     if (observer && backlog) this.unwatch = observer.watchBacklog(backlog);
-    this.timer = setInterval(() => this.kick(), this.intervalMs);
-    this.timer.unref();
     this.kick();
+    this.schedule(this.intervalMs);
+  }
+
+  /**
+   * A relay of its own (e.g. right after a write) failed and left events behind: the periodic
+   * pass comes within `intervalMs` again, until a pass succeeds.
+   */
+  protected retrySoon(): void {
+    this.failing = true;
+    if (!this.stopped && this.timer && this.dueAt > Date.now() + this.intervalMs)
+      this.schedule(this.intervalMs);
+  }
+
+  private schedule(ms: number): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.dueAt = Date.now() + ms;
+    this.timer = setTimeout(() => void this.periodic(), ms);
+    this.timer.unref();
+  }
+
+  private async periodic(): Promise<void> {
+    this.timer = undefined;
+    this.kick();
+    await this.running;
+    if (!this.stopped && !this.timer) this.schedule(this.failing ? this.intervalMs : this.idleIntervalMs);
   }
 
   /** Ask for a pass now (after a write); passes never overlap. */
@@ -59,7 +99,7 @@ export abstract class RelayLoop {
   async stop(): Promise<void> {
     this.stopped = true;
     this.unwatch?.();
-    if (this.timer) clearInterval(this.timer);
+    if (this.timer) clearTimeout(this.timer);
     if (this.running) await this.running;
   }
 
@@ -68,9 +108,11 @@ export abstract class RelayLoop {
       this.again = false;
       try {
         await this.pass();
+        this.failing = false;
       } catch (err) {
         this.logger.warn({ err }, 'outbox relay pass failed; will retry');
         this.observer?.relayFailed();
+        this.retrySoon();
         return;
       }
     } while (this.again && !this.stopped);

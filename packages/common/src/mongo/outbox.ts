@@ -74,6 +74,7 @@ export class OutboxRelay extends RelayLoop {
     } catch (err) {
       this.opts.logger.warn({ err }, 'immediate outbox relay failed; the periodic pass will retry');
       this.observer?.relayFailed();
+      this.retrySoon();
     }
   }
 

@@ -1,11 +1,23 @@
 import type { Doc } from './bson';
-import { Budget, engineErrors, type Clock, type EngineBounds, type EngineUsage } from './budget';
-import { refuseScripts, type Stage } from './context';
-import { engineOperators } from './operators';
-import { runStages } from './run-stages';
+import type { Clock, EngineBounds, EngineUsage } from './budget';
+import type { Stage } from './context';
 
 export { approxBytes, engineErrors, type EngineBounds, type EngineUsage } from './budget';
 export type { Stage } from './context';
+
+type Engine = typeof import('./evaluate');
+let loaded: Engine | undefined;
+
+/**
+ * The engine is loaded on the first pipeline, not at boot: mingo (about 280 modules, some 3 MB
+ * of heap) serves only aggregations and joins, which an idle data service, or one that only
+ * reads and writes documents, never runs. The first pipeline of a process pays the load once.
+ */
+function engine(): Engine {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- a synchronous lazy load (see above)
+  loaded ??= require('./evaluate') as Engine;
+  return loaded;
+}
 
 export interface EngineOptions {
   /** Milliseconds, monotonic; tests inject a clock that advances on every reading. */
@@ -26,22 +38,7 @@ export function evaluatePipeline(
   bounds: EngineBounds,
   options: EngineOptions = {},
 ): { rows: Doc[]; usage: EngineUsage } {
-  const budget = new Budget(bounds, options.clock ?? (() => performance.now()));
-  budget.documents(input.length, 'input');
-  budget.measure(input, 'input');
-  for (const docs of collections.values()) {
-    budget.documents(docs.length, 'joined collection');
-    budget.measure(docs, 'joined collection');
-  }
-  refuseScripts(pipeline);
-  const rows = runStages(input, pipeline, {
-    budget,
-    collections,
-    variables: {},
-    operators: engineOperators(budget),
-  });
-  if (rows.length > bounds.maxOutputRows) throw engineErrors.tooManyRows(bounds.maxOutputRows);
-  return { rows, usage: budget.usage };
+  return engine().evaluate(input, pipeline, collections, bounds, options.clock ?? (() => performance.now()));
 }
 
 /** {@link evaluatePipeline}, rows only. */

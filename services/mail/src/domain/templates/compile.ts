@@ -1,4 +1,3 @@
-import mjml2html from 'mjml';
 import { errors } from '@baas/common';
 import { assertMustacheParses } from '../mail/render';
 import type { TemplateBody, TemplateContent } from './template';
@@ -14,6 +13,10 @@ interface MjmlValidationIssue {
  * The compiler's own messages are returned, without the server path it mentions.
  */
 export async function compileMjml(source: string): Promise<string> {
+  // Loaded on the first template that has MJML, not at boot: the compiler and what it brings
+  // (html-minifier, clean-css, uglify-js, js-beautify, cheerio) hold about 12 MB of heap that
+  // a mail service which only sends never needs.
+  const { default: mjml2html } = await import('mjml');
   try {
     // mjml 4 answers synchronously, mjml 5 (and the typings) with a promise: accept both.
     const r = await mjml2html(source, {
