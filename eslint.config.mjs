@@ -1,5 +1,6 @@
 // Type-aware lint: floating promises, misused promises and non-exhaustive switches are errors.
 import js from '@eslint/js';
+import reactHooks from 'eslint-plugin-react-hooks';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
@@ -33,6 +34,11 @@ export default tseslint.config(
     languageOptions: {
       parserOptions: { project: './packages/console/tsconfig.json', tsconfigRootDir: import.meta.dirname },
     },
+  },
+  {
+    // The Rules of React and of hooks (the React Compiler's checks included), as errors.
+    ...reactHooks.configs.flat.recommended,
+    files: ['packages/console/**/*.ts', 'packages/console/**/*.tsx'],
   },
   {
     files: ['**/test/**/*.ts', '**/*.test.ts', 'test/support/**/*.ts'],

@@ -128,6 +128,8 @@ export function serviceEnv(svc, ep, secrets, db) {
       SMTP_HOST: HOST,
       SMTP_PORT: String(ep.smtpPort),
       MAIL_FROM: process.env.MAIL_FROM || 'no-reply@baas.local',
+      // console invitation and password-reset mails link into the gateway's console
+      CONSOLE_URL: process.env.CONSOLE_URL || `http://${HOST}:${GATEWAY_PORT}/console/`,
     });
   }
   return env;

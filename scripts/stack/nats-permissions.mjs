@@ -9,12 +9,18 @@ export const DURABLES = {
   auth: ['auth-project-deleted', 'auth-audit-log'],
   data: ['data-project-deleted'],
   storage: ['storage-project-deleted'],
-  mail: ['mail-auth-emails', 'mail-project-deleted'],
+  mail: ['mail-auth-emails', 'mail-console-emails', 'mail-project-deleted'],
 };
 
 /** Event subjects each service publishes (it owns these types; ARCHITECTURE.md's catalogue). */
 export const EVENTS = {
-  auth: ['baas.events.project.*', 'baas.events.user.*', 'baas.events.auth.*', 'baas.events.audit.recorded'],
+  auth: [
+    'baas.events.project.*',
+    'baas.events.user.*',
+    'baas.events.auth.*',
+    'baas.events.console.*',
+    'baas.events.audit.recorded',
+  ],
   data: ['baas.events.collection.*', 'baas.events.document.*', 'baas.events.audit.recorded'],
   storage: ['baas.events.file.*', 'baas.events.audit.recorded'],
   mail: ['baas.events.mail.*', 'baas.events.audit.recorded'],
@@ -37,6 +43,7 @@ const HEADER = `# Who may do what on NATS: one user per service, each allowed on
 #   baas.dlq.<durable>   dead letters of a durable consumer, written by the consumer's service
 #   baas.janitor.<svc>.> janitor commands: only the janitor publishes, only <svc> receives and replies
 #   baas.cache.invalidate  auth publishes, the gateway listens
+#   baas.console.invalidate  the same for console sessions
 #   _INBOX.<svc>.>       the replies of <svc> (its connection's inbox prefix): requests, JetStream
 #                        API answers and pulled messages reach that service alone
 #   $JS.API...           JetStream API: stream info/create/update of BAAS_EVENTS and BAAS_DLQ (every
@@ -101,7 +108,7 @@ export function natsPermissionsConf() {
         denyPub.push(`$JS.API.CONSUMER.INFO.BAAS_EVENTS.${d}`, `$JS.API.CONSUMER.MSG.NEXT.BAAS_EVENTS.${d}`);
       for (const d of all) denyPub.push(`$JS.API.CONSUMER.DELETE.BAAS_EVENTS.${d}`);
     }
-    if (svc === 'auth') allowPub.push('baas.cache.invalidate');
+    if (svc === 'auth') allowPub.push('baas.cache.invalidate', 'baas.console.invalidate');
     lines.push(
       ...block(`${svc.toUpperCase()}_PERMISSIONS`, {
         allowPub,
@@ -110,7 +117,7 @@ export function natsPermissionsConf() {
         responses: true,
         comment:
           `${svc}: its events, its durable consumers and dead letters` +
-          (svc === 'auth' ? ", the gateway's cache invalidation" : '') +
+          (svc === 'auth' ? ", the gateway's cache invalidations" : '') +
           (follows
             ? ", ordered consumers of the revocation events (every replica keeps the list); never another service's durable"
             : '') +
@@ -126,7 +133,7 @@ export function natsPermissionsConf() {
     }),
     ...block('GATEWAY_PERMISSIONS', {
       denyPub: ['>'],
-      allowSub: ['baas.cache.invalidate', '_INBOX.gateway.>'],
+      allowSub: ['baas.cache.invalidate', 'baas.console.invalidate', '_INBOX.gateway.>'],
       comment: 'gateway: listens to cache invalidations; publishes nothing',
     }),
   );

@@ -1,64 +1,22 @@
-import { existsSync, mkdirSync } from 'node:fs';
-import net from 'node:net';
-import { join } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { ADMIN_TOKEN, BASE_URL, client, createProject, loopbackFor, randomIp } from '../support/e2e';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { ADMIN_TOKEN, BASE_URL, client, createProject } from '../support/e2e';
+import { PeerProxy, alert, consoleContext, launchChromium, shot, violations } from './console-support';
 
 /**
  * Issue 16, the web console in a real browser (Debian's chromium, headless, driven by
- * playwright-core): sign-in with the platform admin token, a project, a collection with RLS, a
- * document inserted through the public API seen, edited, trashed and restored in the console, a
- * key rotation the API then enforces, the console's CSP, and no request to any other origin.
+ * playwright-core): sign-in with the platform admin token (console accounts and roles:
+ * console-members.test.ts), a project, a collection with RLS, a document inserted through the
+ * public API seen, edited, trashed and restored in the console, a key rotation the API then
+ * enforces, the console's CSP, and no request to any other origin.
  *
  * `CONSOLE_SCREENSHOTS=docs` also writes the screenshots of docs/console.md.
  */
-const CHROMIUM = '/usr/bin/chromium';
-const SCREENSHOTS = process.env.CONSOLE_SCREENSHOTS;
-const VIEWPORT = { width: 1366, height: 768 };
+
 /** A 1x1 PNG. */
 const PNG = Buffer.from(
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
   'base64',
 );
-
-/**
- * The browser reaches the gateway through this proxy, whose every connection leaves from its own
- * loopback address: the console's API calls are then spread over many per-IP rate-limit buckets,
- * as each e2e client is its own network peer (test/support/e2e.ts), instead of all falling on
- * 127.0.0.1's.
- */
-class PeerProxy {
-  private server: net.Server | undefined;
-  private readonly sockets = new Set<net.Socket>();
-
-  async start(target: URL): Promise<string> {
-    const port = Number(target.port || 80);
-    const local = /^(127\.\d+\.\d+\.\d+|localhost)$/.test(target.hostname);
-    this.server = net.createServer((inbound) => {
-      const localAddress = local ? loopbackFor(randomIp()) : undefined;
-      const outbound = net.connect({
-        host: target.hostname,
-        port,
-        ...(localAddress ? { localAddress } : {}),
-      });
-      for (const s of [inbound, outbound]) {
-        this.sockets.add(s);
-        s.on('close', () => this.sockets.delete(s));
-        s.on('error', () => s.destroy());
-      }
-      inbound.pipe(outbound).pipe(inbound);
-      inbound.on('close', () => outbound.destroy());
-      outbound.on('close', () => inbound.destroy());
-    });
-    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
-    return `http://127.0.0.1:${(this.server.address() as net.AddressInfo).port}`;
-  }
-
-  async stop(): Promise<void> {
-    for (const s of this.sockets) s.destroy();
-    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
-  }
-}
 
 let browser: Browser;
 let context: BrowserContext;
@@ -68,21 +26,10 @@ let origin = '';
 const requested: string[] = [];
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM))
-    throw new Error(
-      `The console's browser tests need Debian's chromium at ${CHROMIUM}: run scripts/install-infra.sh (or apt-get install -y chromium)`,
-    );
   origin = await proxy.start(new URL(BASE_URL));
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] });
-  context = await browser.newContext({ viewport: VIEWPORT });
+  browser = await launchChromium();
+  context = await consoleContext(browser);
   context.on('request', (r) => void requested.push(r.url()));
-  // CSP violations are reported in the page; collect them where the test can read them. (Code
-  // that runs in the page is given as text: this file is compiled without the DOM's types.)
-  await context.addInitScript({
-    content: `window.cspViolations = [];
-      document.addEventListener('securitypolicyviolation', (e) =>
-        window.cspViolations.push(e.violatedDirective + ' ' + e.blockedURI));`,
-  });
 }, 60_000);
 
 afterAll(async () => {
@@ -91,29 +38,22 @@ afterAll(async () => {
   await proxy.stop();
 });
 
-async function shot(page: Page, name: string): Promise<void> {
-  if (!SCREENSHOTS) return;
-  const dir = join(__dirname, '..', '..', SCREENSHOTS);
-  mkdirSync(dir, { recursive: true });
-  await page.screenshot({ path: join(dir, `console-${name}.png`) });
+/** Signs in on the sign-in page with the platform admin token (the second way, behind a disclosure). */
+async function signInWithToken(page: Page, token: string): Promise<void> {
+  const field = page.getByLabel('Platform admin token');
+  if (!(await field.isVisible()))
+    await page.getByText('Sign in with the platform admin token instead').click();
+  await field.fill(token);
+  await page.getByRole('button', { name: 'Sign in with the token' }).click();
 }
 
 /** Opens `path` of the console and signs in there with the admin token. */
 async function signedIn(path = '/'): Promise<Page> {
   const page = await context.newPage();
   await page.goto(`${origin}/console${path}`);
-  await page.getByLabel('Platform admin token').fill(ADMIN_TOKEN);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await signInWithToken(page, ADMIN_TOKEN);
   await page.getByRole('button', { name: 'Sign out' }).waitFor();
   return page;
-}
-
-function alert(page: Page, text: string | RegExp) {
-  return page.getByRole('alert').filter({ hasText: text });
-}
-
-async function violations(page: Page): Promise<string[]> {
-  return page.evaluate<string[]>('window.cspViolations');
 }
 
 describe('the web console', () => {
@@ -146,7 +86,7 @@ describe('the web console', () => {
     expect(js.status).toBe(200);
     expect(js.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
     expect(js.headers.get('ratelimit-limit')).toBeNull(); // static files are not API calls
-    await page.getByLabel('Platform admin token').waitFor();
+    await page.getByLabel('Email').waitFor();
     await shot(page, 'signin');
     expect(await violations(page)).toEqual([]);
     await page.close();
@@ -155,13 +95,11 @@ describe('the web console', () => {
   it('refuses a wrong admin token, and keeps the right one in memory only', async () => {
     const page = await context.newPage();
     await page.goto(`${origin}/console/`);
-    await page.getByLabel('Platform admin token').fill(`${ADMIN_TOKEN}-wrong`);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await signInWithToken(page, `${ADMIN_TOKEN}-wrong`);
     await alert(page, 'The gateway refused this token').waitFor();
     await alert(page, 'ADMIN_TOKEN_REQUIRED').waitFor();
 
-    await page.getByLabel('Platform admin token').fill(ADMIN_TOKEN);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await signInWithToken(page, ADMIN_TOKEN);
     await page.getByRole('heading', { name: 'Projects' }).waitFor();
     const stored = await page.evaluate(
       '({ local: JSON.stringify(window.localStorage), session: JSON.stringify(window.sessionStorage), cookie: document.cookie })',
@@ -169,7 +107,8 @@ describe('the web console', () => {
     expect(stored).toEqual({ local: '{}', session: '{}', cookie: '' });
     expect((await context.cookies()).length).toBe(0);
     await page.reload();
-    await page.getByLabel('Platform admin token').waitFor(); // a reload asks again
+    await page.getByLabel('Email').waitFor(); // a reload asks again
+    await page.getByText('Sign in with the platform admin token instead').waitFor();
     await page.close();
   });
 

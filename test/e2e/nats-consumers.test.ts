@@ -45,6 +45,10 @@ describe("the stack's NATS and the services' consumers", () => {
       'baas.events.auth.password_reset_requested',
       'baas.events.auth.verification_requested',
     ]);
+    expect(filters['mail-console-emails']?.sort()).toEqual([
+      'baas.events.console.invitation_requested',
+      'baas.events.console.password_reset_requested',
+    ]);
     const catchAll = Object.entries(filters).filter(([, f]) => f.some((s) => s === '' || s.endsWith('>')));
     expect(catchAll).toEqual([]);
   });

@@ -102,6 +102,8 @@ describe('NATS permissions per service', () => {
       ['data', 'baas.events.auth.session_revoked'],
       ['storage', 'baas.events.project.deleted'],
       ['mail', 'baas.events.auth.password_reset_requested'],
+      ['mail', 'baas.events.console.password_reset_requested'],
+      ['data', 'baas.events.console.invitation_requested'],
       ['mail', 'baas.events.document.created'],
       ['auth', 'baas.events.file.deleted'],
       ['janitor', 'baas.events.project.deleted'],
@@ -126,12 +128,16 @@ describe('NATS permissions per service', () => {
       ['storage', `$JS.API.CONSUMER.MSG.NEXT.${EVENTS_STREAM}.mail-auth-emails`],
       ['data', `$JS.API.CONSUMER.MSG.NEXT.${EVENTS_STREAM}.mail-auth-emails`],
       ['auth', `$JS.API.CONSUMER.MSG.NEXT.${EVENTS_STREAM}.mail-auth-emails`],
+      // and of the console's invitation and reset events (sealed for mail too)
+      ['auth', `$JS.API.CONSUMER.MSG.NEXT.${EVENTS_STREAM}.mail-console-emails`],
+      ['storage', `$JS.API.CONSUMER.INFO.${EVENTS_STREAM}.mail-console-emails`],
       ['data', `$JS.API.CONSUMER.INFO.${EVENTS_STREAM}.auth-audit-log`],
       ['data', `$JS.API.CONSUMER.DELETE.${EVENTS_STREAM}.mail-auth-emails`],
       ['storage', `$JS.API.CONSUMER.DELETE.${EVENTS_STREAM}.storage-project-deleted`],
       ['mail', `$JS.API.CONSUMER.CREATE.${EVENTS_STREAM}.auth-audit-log`],
       // an ordered consumer only on the revocation events, never on the code events
       ['data', `$JS.API.CONSUMER.CREATE.${EVENTS_STREAM}.snoop.baas.events.auth.verification_requested`],
+      ['storage', `$JS.API.CONSUMER.CREATE.${EVENTS_STREAM}.snoop.baas.events.console.invitation_requested`],
       ['storage', `$JS.API.CONSUMER.CREATE.${EVENTS_STREAM}.snoop.baas.events.>`],
       ['data', `$JS.API.STREAM.DELETE.${EVENTS_STREAM}`],
       ['auth', `$JS.API.STREAM.PURGE.${EVENTS_STREAM}`],
@@ -147,6 +153,9 @@ describe('NATS permissions per service', () => {
     // what mail itself does: read its own durable consumer's state
     const mail = await jetstreamManager(await as('mail'));
     expect((await mail.consumers.info(EVENTS_STREAM, 'mail-auth-emails')).name).toBe('mail-auth-emails');
+    expect((await mail.consumers.info(EVENTS_STREAM, 'mail-console-emails')).name).toBe(
+      'mail-console-emails',
+    );
   });
 
   it('no service subscribes to events, another service’s replies or another’s janitor commands', async () => {

@@ -287,3 +287,32 @@ describe('requireGatewayAssertion', () => {
     expect((await run(mw, wrongAudience, 'r5')).err).toMatchObject({ code: 'GATEWAY_ASSERTION_INVALID' });
   });
 });
+
+describe('gateway assertion: a console account and its scope', () => {
+  const account = { id: '64b7f0c2a1b2c3d4e5f60719', email: 'a@example.com', platformAdmin: false };
+
+  it('round-trips the account and the scope a platform-wide list is filtered to', async () => {
+    const token = await signAssertion(key, 'auth', { admin: true, account, scope: [projectId] });
+    const claims = await verifyAssertion(pub, 'auth', token);
+    expect(claims).toMatchObject({ admin: true, account, scope: [projectId] });
+  });
+
+  it('refuses a malformed account or scope, even signed by the gateway', async () => {
+    const sign = (payload: Record<string, unknown>) =>
+      new SignJWT({ adm: true, ...payload })
+        .setProtectedHeader({ alg: 'EdDSA', typ: 'baas-assertion+jwt' })
+        .setIssuer('baas-gateway')
+        .setAudience('auth')
+        .setIssuedAt()
+        .setExpirationTime('60s')
+        .sign(key);
+    for (const bad of [
+      { acct: 'someone' },
+      { acct: { ...account, platformAdmin: 'yes' } },
+      { acct: { email: account.email, platformAdmin: true } },
+      { scp: 'not-a-list' },
+      { scp: ['not-an-id'] },
+    ])
+      await expect(verifyAssertion(pub, 'auth', await sign(bad))).rejects.toThrow(/malformed/);
+  });
+});

@@ -4,6 +4,7 @@ import { LRUCache } from 'lru-cache';
 import { z } from 'zod';
 import type { NextFunction, Request, Response } from 'express';
 import { AppError, errors } from './errors';
+import type { ConsoleActorClaim } from './console';
 import { setContextProjectId } from './request-context';
 import {
   isProjectIdString,
@@ -117,10 +118,20 @@ export interface GatewayAssertion {
   settings?: ProjectSettingsClaim;
   projectId?: ProjectId;
   keyType?: KeyType;
-  /** The caller presented a valid PLATFORM_ADMIN_TOKEN. */
+  /**
+   * The caller may use this admin route: it presented the PLATFORM_ADMIN_TOKEN, or a console
+   * session whose role the gateway checked for this route.
+   */
   admin: boolean;
   /** The client's address as the gateway saw it (TRUST_PROXY applied), for the audit log. */
   clientIp?: string;
+  /** The console account behind an admin request made with a console session (absent for the token). */
+  account?: ConsoleActorClaim;
+  /**
+   * The projects a console account that is not a platform admin may see (platform-wide lists
+   * are filtered to these); absent when the caller sees every project.
+   */
+  scope?: string[];
 }
 
 /** What an assertion says: the caller, without the request. */
@@ -140,6 +151,8 @@ export async function signAssertion(
   if (claims.keyType) payload.kt = claims.keyType;
   if (claims.settings) payload.set = claims.settings;
   if (claims.clientIp) payload.ip = claims.clientIp;
+  if (claims.account) payload.acct = claims.account;
+  if (claims.scope) payload.scp = claims.scope;
   return new SignJWT(payload)
     .setProtectedHeader({ alg: ALG, typ: 'baas-assertion+jwt' })
     .setIssuer(ISSUER)
@@ -163,7 +176,7 @@ export async function verifyAssertion(
     clockTolerance: 5,
     maxTokenAge: `${LIFETIME_SECONDS + 5}s`,
   });
-  const { pid, kt, adm, set, ip, exp } = payload as Record<string, unknown>;
+  const { pid, kt, adm, set, ip, exp, acct, scp } = payload as Record<string, unknown>;
   const out: AssertionClaims & { expiresAt: number } = { admin: adm === true, expiresAt: Number(exp) * 1000 };
   if (pid !== undefined) {
     if (!isProjectIdString(pid)) throw new Error('assertion with a malformed project id');
@@ -175,6 +188,18 @@ export async function verifyAssertion(
   }
   if (set !== undefined) out.settings = set as ProjectSettingsClaim;
   if (typeof ip === 'string') out.clientIp = ip;
+  if (acct !== undefined) {
+    const a: Record<string, unknown> = typeof acct === 'object' && acct !== null ? { ...acct } : {};
+    const { id, email, platformAdmin } = a;
+    if (typeof id !== 'string' || typeof email !== 'string' || typeof platformAdmin !== 'boolean')
+      throw new Error('assertion with a malformed account');
+    out.account = { id, email, platformAdmin };
+  }
+  if (scp !== undefined) {
+    if (!Array.isArray(scp) || !scp.every(isProjectIdString))
+      throw new Error('assertion with a malformed scope');
+    out.scope = scp;
+  }
   return out;
 }
 
@@ -242,6 +267,8 @@ export function requireGatewayAssertion(publicKeys: KeyObject | readonly KeyObje
         ...(claims.keyType ? { keyType: claims.keyType } : {}),
         ...(claims.settings ? { settings: claims.settings } : {}),
         ...(claims.clientIp ? { clientIp: claims.clientIp } : {}),
+        ...(claims.account ? { account: claims.account } : {}),
+        ...(claims.scope ? { scope: claims.scope } : {}),
       };
       if (claims.projectId) setContextProjectId(claims.projectId);
       next();

@@ -24,14 +24,31 @@ export const AUDIT_ACTIONS = [
   'file.uploaded',
   'file.deleted',
   'mail.test_sent',
+  'member.invited',
+  'member.role_changed',
+  'member.removed',
+  'console_account.created',
+  'console_account.deleted',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
-/** Who acted: the holder of the platform admin token (there is one operator credential). */
-export type AuditActor = { type: 'platform-admin' };
+/**
+ * Who acted: the holder of the platform admin token (the operator credential, for automation) or
+ * a console account (its id and email as they were when it acted).
+ */
+export type AuditActor = { type: 'platform-admin' } | { type: 'console-account'; id: string; email: string };
 
 export type AuditTargetType =
-  'project' | 'api-key' | 'collection' | 'user' | 'signing-key' | 'document' | 'file' | 'mail-template';
+  | 'project'
+  | 'api-key'
+  | 'collection'
+  | 'user'
+  | 'signing-key'
+  | 'document'
+  | 'file'
+  | 'mail-template'
+  | 'member'
+  | 'console-account';
 export interface AuditTarget {
   type: AuditTargetType;
   id: string;
@@ -58,7 +75,9 @@ export interface AuditSource {
 /** The audit source of an admin request (call after the admin check). */
 export function auditSource(req: Request): AuditSource {
   return {
-    actor: { type: 'platform-admin' },
+    actor: req.assertion?.account
+      ? { type: 'console-account', id: req.assertion.account.id, email: req.assertion.account.email }
+      : { type: 'platform-admin' },
     clientIp: req.assertion?.clientIp ?? null,
     requestId: req.assertion?.requestId ?? req.id,
   };

@@ -2,6 +2,7 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import { z } from 'zod';
 import type { Logger } from './logger';
 import type { ProcessedEvents } from './events/idempotency';
+import { failActiveSpan, processTraced } from './nats-tracing';
 import {
   effectiveCutoff,
   JANITOR_QUEUE,
@@ -31,28 +32,31 @@ export function answerJanitor(
 ): { close: () => Promise<void> } {
   const sub = nc.subscribe(subject, { queue: JANITOR_QUEUE });
   const done = (async () => {
-    for await (const m of sub) {
-      let reply: JanitorReply;
-      try {
-        const parsed = commandSchema.safeParse(m.json());
-        reply = parsed.success
-          ? await run({
-              olderThan: parsed.data.olderThan,
-              batchSize: Math.min(parsed.data.batchSize, MAX_BATCH),
-            })
-          : {
-              ok: false,
-              processed: 0,
-              more: false,
-              error:
-                'invalid command: olderThan (ISO date-time) and batchSize (positive integer) are required',
-            };
-      } catch (err) {
-        logger.error({ err, subject }, 'janitor command failed');
-        reply = { ok: false, processed: 0, more: false, error: (err as Error).message };
-      }
-      m.respond(JSON.stringify(reply));
-    }
+    for await (const m of sub)
+      // In the janitor's trace (its request span's context is in the headers), reply included.
+      await processTraced(m, { group: JANITOR_QUEUE }, async () => {
+        let reply: JanitorReply;
+        try {
+          const parsed = commandSchema.safeParse(m.json());
+          reply = parsed.success
+            ? await run({
+                olderThan: parsed.data.olderThan,
+                batchSize: Math.min(parsed.data.batchSize, MAX_BATCH),
+              })
+            : {
+                ok: false,
+                processed: 0,
+                more: false,
+                error:
+                  'invalid command: olderThan (ISO date-time) and batchSize (positive integer) are required',
+              };
+        } catch (err) {
+          logger.error({ err, subject }, 'janitor command failed');
+          reply = { ok: false, processed: 0, more: false, error: (err as Error).message };
+        }
+        if (!reply.ok) failActiveSpan(reply.error ?? 'janitor command failed');
+        m.respond(JSON.stringify(reply));
+      });
   })();
   return {
     close: async () => {

@@ -70,14 +70,14 @@ export class RevocationList implements RevocationCheck {
     const at = Date.parse(event.occurredAt);
     if (!Number.isFinite(at)) return false;
     if (event.type === 'auth.session_revoked') {
-      const d = event.data as EventEnvelope<'auth.session_revoked'>['data'];
-      this.revokeSession(event.projectId, d.sessionId, at);
+      const e = event as EventEnvelope<'auth.session_revoked'>;
+      this.revokeSession(e.projectId, e.data.sessionId, at);
       return true;
     }
     if (event.type === 'user.deleted') {
       // The user can get no new token, so every token of theirs is refused.
-      const d = event.data as EventEnvelope<'user.deleted'>['data'];
-      this.revokeUser(event.projectId, d.userId, Infinity, at);
+      const e = event as EventEnvelope<'user.deleted'>;
+      this.revokeUser(e.projectId, e.data.userId, Infinity, at);
       return true;
     }
     return false;

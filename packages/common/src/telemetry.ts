@@ -38,7 +38,7 @@ export interface TelemetryOptions {
  * the drivers, which the instrumentations must see being loaded). Instruments node:http (server
  * spans named by route template), express, undici/fetch (the gateway's upstream pools), pg,
  * mongodb, ioredis and the AWS SDK (S3); NATS and SMTP spans are made by the code that publishes,
- * consumes and sends (events/tracing.ts, traceClient).
+ * consumes and sends (events/tracing.ts, nats-tracing.ts, traceClient).
  */
 export function startTelemetry(
   serviceName: string,

@@ -1,4 +1,5 @@
 import { useEffect, useSyncExternalStore, type AnchorHTMLAttributes, type MouseEvent } from 'react';
+import { parseHashRoute, type HashRoute } from './lib/hash-route';
 
 /**
  * A small client-side router over the History API: the console's paths live under its base
@@ -82,4 +83,31 @@ export function usePageTitle(title: string): void {
     const h1 = document.querySelector<HTMLElement>('main h1');
     if (h1 && !h1.contains(document.activeElement)) h1.focus({ preventScroll: true });
   }, [title]);
+}
+
+/**
+ * The pages a mail links to live in the fragment (`#/accept-invitation?token=…`,
+ * `#/reset-password?token=…`): a fragment is never sent to a server, so the token stays out of
+ * request lines, access logs and Referer headers. These pages stand apart from the signed-in
+ * frame (they work signed out).
+ */
+const hashListeners = new Set<() => void>();
+function subscribeHash(listener: () => void): () => void {
+  hashListeners.add(listener);
+  window.addEventListener('hashchange', listener);
+  return () => {
+    hashListeners.delete(listener);
+    window.removeEventListener('hashchange', listener);
+  };
+}
+
+export function useHashRoute(): HashRoute {
+  const hash = useSyncExternalStore(subscribeHash, () => window.location.hash);
+  return parseHashRoute(hash);
+}
+
+/** Leaves a fragment page (its token goes from the address bar and this entry of the history). */
+export function leaveHashRoute(): void {
+  window.history.replaceState(null, '', window.location.pathname + window.location.search);
+  for (const l of hashListeners) l();
 }

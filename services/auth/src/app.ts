@@ -14,6 +14,10 @@ import { adminUserRoutes } from './http/admin-users.routes';
 import { adminSigningKeyRoutes } from './http/admin-signing-keys.routes';
 import { adminAuditRoutes } from './http/admin-audit.routes';
 import type { AuditLog } from './ports';
+import type { ConsoleDeps } from './domain/console/deps';
+import { consoleRoutes } from './http/console.routes';
+import { adminConsoleRoutes } from './http/admin-console.routes';
+import { adminMemberRoutes } from './http/admin-members.routes';
 import { internalRoutes } from './http/internal.routes';
 import { jwksRoutes } from './http/jwks.routes';
 import { userAuthRoutes } from './http/user-auth.routes';
@@ -29,6 +33,8 @@ export interface AuthAppDeps {
   auth: AuthDeps;
   /** The audit log (read here; appended by the `audit.recorded` consumer and signing-key rotation). */
   audit: AuditLog;
+  /** Console accounts, sessions, memberships and invitations. */
+  console: ConsoleDeps;
 }
 
 /** The auth service's HTTP app; what tests build with real adapters. */
@@ -43,10 +49,13 @@ export function createApp(deps: AuthAppDeps): ServiceApp {
   // Public: verifiers fetch the keys directly, without an assertion.
   app.use(jwksRoutes(deps.auth.keys));
   app.use(requireGatewayAssertion(deps.assertionPublicKey, 'auth'));
-  app.use('/internal', internalRoutes(deps.projects));
+  app.use('/internal', internalRoutes(deps.projects, deps.console));
   app.use('/api/userAuth', userAuthRoutes(deps.auth, deps.projects.projects));
-  app.use(adminAuditRoutes(deps.audit, deps.projects.projects));
+  app.use('/api/console', consoleRoutes(deps.console));
+  app.use('/api/admin/console', adminConsoleRoutes(deps.console));
+  app.use(adminAuditRoutes(deps.audit, deps.projects.projects, deps.console.members));
   // Before the projects router, whose own middleware would parse and guard these paths too.
+  app.use('/api/admin/projects', adminMemberRoutes(deps.console));
   app.use('/api/admin/projects', adminUserRoutes(deps.auth, deps.projects.projects));
   app.use('/api/admin/projects', adminProjectRoutes(deps.projects));
   app.use('/api/admin/signing-keys', adminSigningKeyRoutes(deps.auth.keys, deps.audit));

@@ -43,6 +43,8 @@ export const authConfigSchema = z.object({
   REDIS_URL: env.string('redis://127.0.0.1:6379'),
   LOGIN_ACCOUNT_MAX_ATTEMPTS: env.positiveInt(10),
   LOGIN_ACCOUNT_WINDOW_SECONDS: env.positiveInt(900),
+  /** Absolute lifetime of a console session (the `baas_console` cookie), 8 hours. */
+  CONSOLE_SESSION_TTL_SECONDS: env.positiveInt(28800),
   /**
    * Key material for what the auth service keeps secret at rest (signing keys, code digests,
    * refresh-token derivation). Required, auth's alone, and different from every other secret

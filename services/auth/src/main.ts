@@ -35,9 +35,11 @@ async function main(): Promise<void> {
   const infra = await connectServiceInfra('auth', config, logger, MIGRATIONS_DIR, { metrics });
   const { nc, bus } = infra;
 
+  const invalidator = new NatsCacheInvalidator(nc);
   const auth = await wireAuth(infra.store, config, logger, bus, {
     metrics,
     setUp: config.DB_MIGRATE_ON_BOOT,
+    invalidator,
   });
   auth.relay.start(outboxMetrics(metrics));
   auth.deps.keys.startAutoReload();
@@ -63,7 +65,13 @@ async function main(): Promise<void> {
   });
   const janitor = answerJanitor(nc, JANITOR_SUBJECTS.purgeExpiredSessions, logger, (cmd) =>
     purgeExpired(
-      { users: auth.users, sessions: auth.sessions, claims: auth.claims, clock: () => new Date() },
+      {
+        users: auth.users,
+        sessions: auth.sessions,
+        claims: auth.claims,
+        console: auth.console,
+        clock: () => new Date(),
+      },
       cmd,
     ),
   );
@@ -75,8 +83,9 @@ async function main(): Promise<void> {
     readiness: infra.readiness,
     projects: {
       projects: auth.projects,
-      invalidator: new NatsCacheInvalidator(nc),
+      invalidator,
       ids: auth.projectIds,
+      members: auth.console.members,
       defaults: {
         storageBytes: config.DEFAULT_STORAGE_QUOTA_BYTES,
         documents: config.DEFAULT_DOCUMENT_QUOTA,
@@ -85,6 +94,7 @@ async function main(): Promise<void> {
     },
     auth: auth.deps,
     audit: auth.audit,
+    console: auth.console,
   });
 
   await runService({

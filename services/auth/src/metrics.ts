@@ -1,6 +1,12 @@
 import client from 'prom-client';
 import { METRIC_PREFIX, type Metrics } from '@baas/common';
-import type { AuthObserver, LoginOutcome, PasswordHashObserver } from './ports';
+import type {
+  AuthObserver,
+  ConsoleLoginOutcome,
+  ConsoleObserver,
+  LoginOutcome,
+  PasswordHashObserver,
+} from './ports';
 
 const LOGIN_OUTCOMES: readonly LoginOutcome[] = [
   'success',
@@ -11,8 +17,20 @@ const LOGIN_OUTCOMES: readonly LoginOutcome[] = [
   'error',
 ];
 
+const CONSOLE_LOGIN_OUTCOMES: readonly ConsoleLoginOutcome[] = [
+  'success',
+  'failure',
+  'throttled',
+  'busy',
+  'error',
+];
+
 /** The auth service's metrics: argon2 time and queue, and login attempts by outcome. */
-export function authMetrics(metrics: Metrics): { hasher: PasswordHashObserver; auth: AuthObserver } {
+export function authMetrics(metrics: Metrics): {
+  hasher: PasswordHashObserver;
+  auth: AuthObserver;
+  console: ConsoleObserver;
+} {
   const registers = [metrics.registry];
   const duration = new client.Histogram({
     name: `${METRIC_PREFIX}argon2_duration_seconds`,
@@ -37,11 +55,19 @@ export function authMetrics(metrics: Metrics): { hasher: PasswordHashObserver; a
     registers,
   });
   for (const outcome of LOGIN_OUTCOMES) logins.inc({ outcome }, 0);
+  const consoleLogins = new client.Counter({
+    name: `${METRIC_PREFIX}auth_console_logins_total`,
+    help: 'Console sign-in attempts by outcome: success, failure (wrong email or password), throttled, busy, error',
+    labelNames: ['outcome'] as const,
+    registers,
+  });
+  for (const outcome of CONSOLE_LOGIN_OUTCOMES) consoleLogins.inc({ outcome }, 0);
   return {
     hasher: {
       computed: (operation, seconds) => duration.observe({ operation }, seconds),
       watchQueue: (depth) => void depths.push(depth),
     },
     auth: { login: (outcome) => logins.inc({ outcome }) },
+    console: { login: (outcome) => consoleLogins.inc({ outcome }) },
   };
 }

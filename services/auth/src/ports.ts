@@ -1,9 +1,17 @@
-import type { KeyType, ProjectId, EventEnvelope } from '@baas/common';
+import type { ConsoleRole, KeyType, ProjectId, EventEnvelope } from '@baas/common';
 import type { Project, StoredKey, StoredSettings } from './domain/projects/project';
 import type { StoredSigningKey } from './domain/keys/signing-key';
 import type { CodePurpose, StoredCode, User } from './domain/users/user';
 import type { SchemaField } from './domain/users/users-schema';
 import type { AuditEntry, AuditQuery } from './domain/audit/audit-entry';
+import type {
+  ConsoleAccount,
+  ConsoleInvitation,
+  ConsoleMembershipRecord,
+  ConsoleResetCode,
+  ConsoleSessionRecord,
+  ProjectMember,
+} from './domain/console/account';
 
 /** Projects and their keys, in the auth service's own database. */
 export interface ProjectRepository {
@@ -17,13 +25,19 @@ export interface ProjectRepository {
   ): Promise<Project | null>;
   replaceKey(id: ProjectId, type: KeyType, key: StoredKey, events: EventEnvelope[]): Promise<boolean>;
   markDeleted(id: ProjectId, events: EventEnvelope[]): Promise<boolean>;
-  /** Live projects newest first (by id), strictly before the id `before` when given; at most `limit`. */
-  list(opts: { limit: number; before?: string }): Promise<Project[]>;
+  /**
+   * Live projects newest first (by id), strictly before the id `before` when given, only those
+   * of `ids` when given; at most `limit`.
+   */
+  list(opts: { limit: number; before?: string; ids?: readonly ProjectId[] }): Promise<Project[]>;
 }
 
-/** Tells every gateway to drop what it cached about a project, at once (core NATS). */
+/** Tells every gateway to drop what it cached, at once (core NATS). */
 export interface CacheInvalidator {
+  /** A project's keys or settings changed, or it was deleted. */
   projectChanged(projectId: ProjectId): void;
+  /** A console account's sessions, memberships or flags changed (or it was deleted). */
+  consoleAccountChanged(accountId: string): void;
 }
 
 export interface IdGenerator {
@@ -213,14 +227,22 @@ export interface UsersSchemaRepository {
 }
 
 /**
- * Login attempts per account (project + normalized email), whether or not the account exists:
+ * Login attempts per account (realm + normalized email), whether or not the account exists:
  * a temporary backoff, never a permanent lock. Every attempt counts; a successful one clears it.
+ * The realm is the end user's project id, or CONSOLE_LOGIN_REALM for console accounts (never a
+ * project id: those are 24 hex digits).
  */
 export interface LoginThrottle {
   /** Takes one attempt; `retryAfterSeconds` when the account's attempts are used up for now. */
-  attempt(projectId: ProjectId, email: string): Promise<{ retryAfterSeconds?: number }>;
-  succeeded(projectId: ProjectId, email: string): Promise<void>;
+  attempt(
+    realm: ProjectId | typeof CONSOLE_LOGIN_REALM,
+    email: string,
+  ): Promise<{ retryAfterSeconds?: number }>;
+  succeeded(realm: ProjectId | typeof CONSOLE_LOGIN_REALM, email: string): Promise<void>;
 }
+
+/** The login-throttle realm of console accounts. */
+export const CONSOLE_LOGIN_REALM = 'console';
 
 export interface PasswordHasher {
   hash(password: string): Promise<string>;
@@ -249,6 +271,14 @@ export interface AuthObserver {
   login(outcome: LoginOutcome): void;
 }
 
+/** How a console sign-in ended (no `unverified`: console accounts have no verification step). */
+export type ConsoleLoginOutcome = Exclude<LoginOutcome, 'unverified'>;
+
+/** What the console use cases report for metrics. */
+export interface ConsoleObserver {
+  login(outcome: ConsoleLoginOutcome): void;
+}
+
 /**
  * The audit log of admin actions (the auth service keeps every service's entries). Append-only:
  * no API writes or deletes entries, and deleting a project leaves its entries in place.
@@ -258,4 +288,104 @@ export interface AuditLog {
   append(entry: AuditEntry): Promise<void>;
   /** Newest first by (at, id), strictly before `before` when given. */
   list(query: AuditQuery): Promise<AuditEntry[]>;
+}
+
+/** Another console account holds this email. */
+export class DuplicateConsoleEmailError extends Error {}
+
+/**
+ * Console accounts (platform-wide, no project), with their password-reset codes. Deleting an
+ * account deletes its memberships, sessions and reset code too.
+ */
+export interface ConsoleAccountRepository {
+  /** Throws DuplicateConsoleEmailError when the normalized email is taken. */
+  insert(account: ConsoleAccount): Promise<void>;
+  findById(id: string): Promise<ConsoleAccount | null>;
+  /** By normalized email. */
+  findByEmail(email: string): Promise<ConsoleAccount | null>;
+  /**
+   * Newest first (by id), strictly before the id `before` when given, only those whose normalized
+   * email contains `emailContains` when given; at most `limit`.
+   */
+  list(opts: { limit: number; before?: string; emailContains?: string }): Promise<ConsoleAccount[]>;
+  setPlatformAdmin(id: string, platformAdmin: boolean, at: Date): Promise<ConsoleAccount | null>;
+  /** Replaces the hash only if it is still `expectedHash` (no lost update with a concurrent change). */
+  replacePasswordHash(id: string, expectedHash: string, newHash: string, at: Date): Promise<boolean>;
+  /** False when there was no such account. */
+  delete(id: string): Promise<boolean>;
+  /**
+   * Stores the account's reset code (replacing a previous one) with its events, unless one was
+   * issued after `notIssuedAfter`; false when nothing was written (or the account is gone).
+   */
+  putResetCode(code: ConsoleResetCode, events: EventEnvelope[], notIssuedAfter: Date): Promise<boolean>;
+  /** The live code with this token digest. */
+  findResetCode(tokenHash: string, now: Date): Promise<ConsoleResetCode | null>;
+  /**
+   * Uses the code and sets the new password hash: true for exactly one caller per code, and only
+   * while it is live.
+   */
+  consumeResetCode(
+    accountId: string,
+    tokenHash: string,
+    newPasswordHash: string,
+    now: Date,
+  ): Promise<boolean>;
+  /** Janitor: expired reset codes (and their single-use records), at most `limit`. */
+  purgeExpired(cutoff: Date, limit: number): Promise<number>;
+}
+
+/** Console sessions, found by the SHA-256 of their token. */
+export interface ConsoleSessionRepository {
+  insert(session: ConsoleSessionRecord): Promise<void>;
+  findByTokenHash(tokenHash: string): Promise<ConsoleSessionRecord | null>;
+  /** False when it was already revoked (or is unknown). */
+  revoke(id: string, at: Date): Promise<boolean>;
+  /** Revokes every live session of the account but `exceptId`; how many. */
+  revokeAccount(accountId: string, at: Date, exceptId?: string): Promise<number>;
+  /** Janitor: sessions expired, or revoked, before `cutoff`; at most `limit`. */
+  purgeExpired(cutoff: Date, limit: number): Promise<number>;
+}
+
+/**
+ * One change to a project's members, decided on the members as they are when the change is
+ * applied: give `accountId` the role (inserting or updating its membership), or remove it
+ * (`role: null`), with the events that describe it.
+ */
+export interface MembershipChange {
+  accountId: string;
+  role: ConsoleRole | null;
+  events: EventEnvelope[];
+}
+
+/** Memberships (account x project x role) and invitations to projects. */
+export interface ConsoleMemberRepository {
+  ofAccount(accountId: string): Promise<ConsoleMembershipRecord[]>;
+  ofAccounts(accountIds: readonly string[]): Promise<ConsoleMembershipRecord[]>;
+  /** The project's members with their emails, oldest membership first. */
+  ofProject(projectId: ProjectId): Promise<ProjectMember[]>;
+  /**
+   * Applies what `plan` decides from the project's current members (it may throw to refuse, or
+   * return null to write nothing), serialised with every other change to the project's members
+   * (a row lock on PostgreSQL; in-process on MongoDB). False when the project is not live.
+   */
+  change(
+    projectId: ProjectId,
+    plan: (members: readonly ConsoleMembershipRecord[]) => MembershipChange | null,
+  ): Promise<boolean>;
+  /**
+   * Stores an invitation with its events; a pending invitation of the same project and email
+   * stops working (the newest link wins). False when the project is not live.
+   */
+  insertInvitation(invitation: ConsoleInvitation, events: EventEnvelope[]): Promise<boolean>;
+  findInvitation(tokenHash: string): Promise<ConsoleInvitation | null>;
+  /** The project's pending invitations (not accepted, not expired), newest first. */
+  pendingInvitations(projectId: ProjectId, now: Date): Promise<ConsoleInvitation[]>;
+  /** Marks a pending invitation accepted: true for exactly one caller. */
+  claimInvitation(id: string, now: Date): Promise<boolean>;
+  /** Deletes a pending invitation of the project; false when there is none. */
+  cancelInvitation(projectId: ProjectId, id: string, now: Date): Promise<boolean>;
+  /** On project deletion: its memberships and invitations go; the accounts that were members. */
+  deleteProject(projectId: ProjectId): Promise<string[]>;
+  /** Janitor: invitations expired before `cutoff` (and their single-use records), at most `limit`. */
+  purgeExpired(cutoff: Date, limit: number): Promise<number>;
 }

@@ -11,8 +11,14 @@ import {
 } from '@baas/common';
 import type { AuthConfig } from './config';
 import type { AuthDeps } from './domain/deps';
+import {
+  CONSOLE_RESET_CODE_TTL_SECONDS,
+  INVITATION_TTL_SECONDS,
+  type ConsoleDeps,
+} from './domain/console/deps';
 import type {
   AuditLog,
+  CacheInvalidator,
   CodeClaims,
   IdGenerator,
   ProjectRepository,
@@ -51,6 +57,7 @@ type AuthSettings = Pick<
   | 'REDIS_URL'
   | 'LOGIN_ACCOUNT_MAX_ATTEMPTS'
   | 'LOGIN_ACCOUNT_WINDOW_SECONDS'
+  | 'CONSOLE_SESSION_TTL_SECONDS'
 >;
 
 export interface AuthWiring {
@@ -67,6 +74,8 @@ export interface AuthWiring {
   processed: ProcessedEvents;
   /** The audit log of every service's admin actions (fed by `audit.recorded`). */
   audit: AuditLog;
+  /** What the console use cases need (accounts, sessions, memberships, invitations). */
+  console: ConsoleDeps;
   /** The relay and the key store's timer; the database itself belongs to whoever connected it. */
   closers: Closer[];
 }
@@ -77,7 +86,14 @@ export interface WiringOptions extends RelayOptions {
   setUp?: boolean;
   /** The process's registry: argon2 and login metrics are recorded there. */
   metrics?: Metrics;
+  /** Core NATS invalidation of gateways' caches (none in tests that do not look). */
+  invalidator?: CacheInvalidator;
 }
+
+const NO_INVALIDATION: CacheInvalidator = {
+  projectChanged: () => undefined,
+  consoleAccountChanged: () => undefined,
+};
 
 /**
  * Builds the auth service on the store `DATABASE_URL` named: the store's adapters (the other
@@ -146,6 +162,25 @@ export async function wireAuth(
       codeResendIntervalSeconds: config.CODE_RESEND_INTERVAL_SECONDS,
     },
   };
+  const audit = await auditLogOn(store);
+  const consoleDeps: ConsoleDeps = {
+    ...adapters.console,
+    projects: adapters.projects,
+    hasher,
+    loginThrottle,
+    invalidator: opts.invalidator ?? NO_INVALIDATION,
+    audit,
+    mailEnvelopeKey: config.MAIL_ENVELOPE_KEY,
+    clock,
+    ids: { id: adapters.ids.userId },
+    observer: observed?.console,
+    policy: {
+      sessionTtlSeconds: config.CONSOLE_SESSION_TTL_SECONDS,
+      invitationTtlSeconds: INVITATION_TTL_SECONDS,
+      resetCodeTtlSeconds: CONSOLE_RESET_CODE_TTL_SECONDS,
+      resetResendIntervalSeconds: config.CODE_RESEND_INTERVAL_SECONDS,
+    },
+  };
   return {
     deps,
     projects: adapters.projects,
@@ -156,7 +191,8 @@ export async function wireAuth(
     claims,
     relay,
     processed: adapters.processed,
-    audit: await auditLogOn(store),
+    audit,
+    console: consoleDeps,
     closers: [
       { name: 'keys', close: () => Promise.resolve(keys.stop()) },
       { name: 'outbox', close: () => relay.stop() },

@@ -3,6 +3,7 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import { performance } from 'node:perf_hooks';
 import {
   AppError,
+  consoleSessionTokenHash,
   createMetrics,
   errors,
   pickRequestId,
@@ -17,9 +18,11 @@ import {
 import { matchRoute, mutatedProjectId, type RouteMatch } from './domain/routes';
 import { AssertionIssuer } from './domain/assertion-issuer';
 import { clientAddress, parseTrustProxy } from './domain/client-address';
-import type { ProjectDirectory, RateLimiter } from './ports';
-import { applyRateLimits } from './http/rate-limit';
-import { authenticator } from './http/authenticate';
+import { consoleSessionChange } from './domain/console-access';
+import type { ConsoleSessions, ProjectDirectory, RateLimiter } from './ports';
+import { applyRateLimits, RefusedAddresses } from './http/rate-limit';
+import { adminRateKey, authenticator, isAdminRoute, type AdminCaller } from './http/authenticate';
+import { consoleSessionToken } from './http/console-cookie';
 import { answerPreflight } from './http/cors';
 import { sendError, sendJson, header, type Exchange } from './http/exchange';
 import { applyHeaders, securityHeaders } from './http/security-headers';
@@ -35,9 +38,13 @@ export interface GatewayDeps {
   metrics?: Metrics;
   readiness: ReadinessCheck[];
   directory: ProjectDirectory;
+  /** Console sessions by cookie (the auth service behind a cache). */
+  consoleSessions: ConsoleSessions;
   globalLimiter: RateLimiter;
   authLimiter: RateLimiter;
-  limits: { globalWindowSeconds: number; authWindowSeconds: number };
+  /** Admin requests with a credential, per console account or token. */
+  adminLimiter: RateLimiter;
+  limits: { globalWindowSeconds: number; authWindowSeconds: number; adminWindowSeconds: number };
   /** TRUST_PROXY as express reads it: false, true, a hop count, or addresses/CIDRs/names. */
   trustProxy: string;
   adminToken: string;
@@ -48,6 +55,9 @@ export interface GatewayDeps {
   /** The built web console served under /console (CONSOLE_DIR); absent, /console says so. */
   consoleDir?: string;
 }
+
+/** The console's own API (sign-in, session, invitations): the one route group its cookie is for. */
+const CONSOLE_API = '/api/console';
 
 /** The console's label for metrics and logs: static files, no service, no caller. */
 const CONSOLE_ROUTE: RouteMatch = {
@@ -77,12 +87,16 @@ export function createApp(deps: GatewayDeps): GatewayApp {
   const observer = gatewayMetrics(metrics, targets);
   const trust = parseTrustProxy(deps.trustProxy);
   const headers = securityHeaders();
-  const authenticate = authenticator({ directory: deps.directory, adminToken: deps.adminToken });
+  const sessions = deps.consoleSessions;
+  const auth = authenticator({ directory: deps.directory, adminToken: deps.adminToken, sessions });
   const limits = {
     global: deps.globalLimiter,
     globalWindowSeconds: deps.limits.globalWindowSeconds,
     auth: deps.authLimiter,
     authWindowSeconds: deps.limits.authWindowSeconds,
+    admin: deps.adminLimiter,
+    adminWindowSeconds: deps.limits.adminWindowSeconds,
+    refused: new RefusedAddresses(),
     observer,
   };
   const key = deps.assertionPrivateKey;
@@ -118,6 +132,24 @@ export function createApp(deps: GatewayDeps): GatewayApp {
       );
   }
 
+  function forgetConsoleSessions(ex: Exchange, method: string): void {
+    const change = consoleSessionChange(method, ex.path);
+    if (!change) return;
+    switch (change.kind) {
+      case 'account':
+        sessions.invalidateAccount?.(change.accountId);
+        return;
+      case 'caller': {
+        const token = consoleSessionToken(ex.req);
+        if (token) sessions.forgetSession?.(consoleSessionTokenHash(token));
+        return;
+      }
+      case 'all':
+        sessions.clear?.();
+        return;
+    }
+  }
+
   async function handle(ex: Exchange): Promise<void> {
     const { req, res } = ex;
     if (ex.path === '/livez') return sendJson(res, 200, { status: 'ok' });
@@ -131,9 +163,19 @@ export function createApp(deps: GatewayDeps): GatewayApp {
     ex.route = matchRoute(ex.path);
     if (!ex.route) return sendError(ex, errors.routeNotFound());
     setServerRoute(ex.route.prefix);
-    const limited = await applyRateLimits(ex, limits);
+    // Admin routes (and the console's session check): the caller first, as the admin limit is
+    // per caller (see rate-limit.ts).
+    let caller: AdminCaller | undefined;
+    const admin = isAdminRoute(ex.route);
+    const perCaller = admin || ex.route.perCaller === true;
+    if (perCaller) caller = await auth.identifyAdmin(ex, !limits.refused.has(ex.ip));
+    const limited = await applyRateLimits(
+      ex,
+      limits,
+      perCaller ? { key: caller && adminRateKey(caller) } : undefined,
+    );
     if (limited) return sendError(ex, limited);
-    const refused = await authenticate(ex);
+    const refused = await auth.authenticate(ex, caller);
     if (refused) return sendError(ex, refused);
     const route = ex.route;
     const claims = ex.claims;
@@ -149,13 +191,18 @@ export function createApp(deps: GatewayDeps): GatewayApp {
     const assertion = await issuer.issue(route.service, claims, ex.project);
     await upstream.forward(ex, {
       assertion,
-      dropAuthorization: route.auth === 'admin' || route.auth === 'admin-project',
+      dropAuthorization: admin,
+      dropConsoleCookie: route.prefix !== CONSOLE_API && !route.prefix.startsWith(`${CONSOLE_API}/`),
       onResponse: (status) => {
-        // A key rotated or a project changed through this gateway is refused here at once; other
-        // replicas learn it from the auth service's NATS invalidation.
-        if (status < 200 || status >= 300 || route.auth !== 'admin') return;
-        const id = mutatedProjectId(req.method ?? '', ex.path);
-        if (id) deps.directory.invalidateProject?.(id);
+        // A key rotated, a project changed or a console session revoked through this gateway is
+        // refused here at once; other replicas learn it from the auth service's NATS announcements.
+        if (status < 200 || status >= 300) return;
+        const method = req.method ?? '';
+        if (route.auth === 'admin') {
+          const id = mutatedProjectId(method, ex.path);
+          if (id) deps.directory.invalidateProject?.(id);
+        }
+        forgetConsoleSessions(ex, method);
       },
     });
   }

@@ -36,6 +36,12 @@ export const gatewayConfigSchema = z.object({
   RATE_LIMIT_GLOBAL_WINDOW_SECONDS: env.positiveInt(900),
   RATE_LIMIT_AUTH_POINTS: env.positiveInt(20),
   RATE_LIMIT_AUTH_WINDOW_SECONDS: env.positiveInt(900),
+  /**
+   * Admin requests made with the platform admin token or a console session, per console account
+   * (one bucket for the token) instead of per address: a console makes many calls.
+   */
+  RATE_LIMIT_ADMIN_POINTS: env.positiveInt(6000),
+  RATE_LIMIT_ADMIN_WINDOW_SECONDS: env.positiveInt(900),
   KEY_CACHE_TTL_SECONDS: env.positiveInt(60),
   UPSTREAM_TIMEOUT_SECONDS: env.positiveInt(60),
   /**

@@ -15,6 +15,8 @@ import { loadGatewayConfig } from './config';
 import { createApp } from './app';
 import { AuthProjectDirectory } from './adapters/auth-project-directory';
 import { CachedProjectDirectory } from './domain/cached-project-directory';
+import { AuthConsoleSessions } from './adapters/auth-console-sessions';
+import { CachedConsoleSessions } from './domain/cached-console-sessions';
 import { RedisRateLimiter } from './adapters/redis-rate-limiter';
 import { subscribeInvalidations } from './adapters/nats-invalidation';
 
@@ -41,7 +43,10 @@ async function main(): Promise<void> {
     config.KEY_CACHE_TTL_SECONDS * 1000,
   );
   const nc = await connectNats(config.NATS_URL, 'baas-gateway', logger, natsClientOptions(config, 'gateway'));
-  const sub = subscribeInvalidations(nc, directory);
+  const consoleSessions = new CachedConsoleSessions(
+    new AuthConsoleSessions(config.AUTH_URL, config.GATEWAY_ASSERTION_PRIVATE_KEY),
+  );
+  const sub = subscribeInvalidations(nc, directory, consoleSessions);
 
   const metrics = createMetrics('gateway');
   const serviceApp = createApp({
@@ -49,6 +54,7 @@ async function main(): Promise<void> {
     metrics,
     readiness: [{ name: 'nats', check: async () => void (await nc.flush()) }],
     directory,
+    consoleSessions,
     globalLimiter: new RedisRateLimiter(
       redis,
       config.RATE_LIMIT_GLOBAL_POINTS,
@@ -61,9 +67,16 @@ async function main(): Promise<void> {
       config.RATE_LIMIT_AUTH_WINDOW_SECONDS,
       'rl:auth',
     ),
+    adminLimiter: new RedisRateLimiter(
+      redis,
+      config.RATE_LIMIT_ADMIN_POINTS,
+      config.RATE_LIMIT_ADMIN_WINDOW_SECONDS,
+      'rl:admin',
+    ),
     limits: {
       globalWindowSeconds: config.RATE_LIMIT_GLOBAL_WINDOW_SECONDS,
       authWindowSeconds: config.RATE_LIMIT_AUTH_WINDOW_SECONDS,
+      adminWindowSeconds: config.RATE_LIMIT_ADMIN_WINDOW_SECONDS,
     },
     trustProxy: config.TRUST_PROXY,
     adminToken: config.PLATFORM_ADMIN_TOKEN,

@@ -16,7 +16,7 @@ export function gatewayMetrics(metrics: Metrics, targets: readonly string[]): Ga
   const registers = [metrics.registry];
   const rejections = new client.Counter({
     name: `${METRIC_PREFIX}rate_limit_rejections_total`,
-    help: 'Requests answered 429 by a gateway rate limiter (global: every route; auth: /api/userAuth/*)',
+    help: 'Requests answered 429 by a gateway rate limiter (global: every route; auth: /api/userAuth/* and /api/console/*; admin: admin requests with a credential)',
     labelNames: ['limiter'] as const,
     registers,
   });
@@ -33,7 +33,7 @@ export function gatewayMetrics(metrics: Metrics, targets: readonly string[]): Ga
     labelNames: ['target', 'reason'] as const,
     registers,
   });
-  for (const limiter of ['global', 'auth']) rejections.inc({ limiter }, 0);
+  for (const limiter of ['global', 'auth', 'admin']) rejections.inc({ limiter }, 0);
   for (const target of targets)
     for (const reason of ['unavailable', 'timeout', 'reset', 'broken']) failures.inc({ target, reason }, 0);
   return {

@@ -1,4 +1,4 @@
-import type { KeyType, ProjectId, ProjectSettingsClaim } from '@baas/common';
+import type { ConsoleSessionResolution, KeyType, ProjectId, ProjectSettingsClaim } from '@baas/common';
 
 export interface ResolvedProject {
   projectId: ProjectId;
@@ -15,6 +15,18 @@ export interface ProjectDirectory {
   invalidateProject?(projectId: string): void;
 }
 
+/** Asks the owner of console accounts (the auth service) whose live session a cookie is. */
+export interface ConsoleSessions {
+  /** By the token's hash (consoleSessionTokenHash); null when unknown, expired or revoked. */
+  resolve(tokenHash: string, requestId: string): Promise<ConsoleSessionResolution | null>;
+  /** Whether `resolve` would answer from memory (false for an uncached port). */
+  has?(tokenHash: string): boolean;
+  /** Forget what is cached about an account's sessions, one session (and its account's), or all. */
+  invalidateAccount?(accountId: string): void;
+  forgetSession?(tokenHash: string): void;
+  clear?(): void;
+}
+
 export interface RateLimitResult {
   allowed: boolean;
   limit: number;
@@ -27,7 +39,7 @@ export interface RateLimiter {
 }
 
 /** The gateway's limiters, by the name metrics know them by. */
-export type LimiterName = 'global' | 'auth';
+export type LimiterName = 'global' | 'auth' | 'admin';
 
 /** Why a forwarded request got no answer from its service. */
 export type UpstreamFailure = 'unavailable' | 'timeout' | 'reset' | 'broken';

@@ -9,6 +9,9 @@ export function isValidFrom(value: string): boolean {
   return isValidAddress(m ? (m[2] ?? '') : value.trim());
 }
 
+/** The gateway's console on the gateway's default port (deploy/services.json). */
+export const DEFAULT_CONSOLE_URL = 'http://localhost:8080/console/';
+
 export const mailConfigSchema = z.object({
   ...storeEnvShape,
   PORT: env.port(8084),
@@ -33,6 +36,14 @@ export const mailConfigSchema = z.object({
   SYSTEM_MAIL_RECIPIENT_HOURLY_LIMIT: env.int(10),
   /** When set, system mails carry a link `<base>/verify-email?token=..` / `<base>/reset-password?token=..`. */
   MAIL_LINK_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
+  /**
+   * The web console as its users reach it: console invitation and password-reset mails link to
+   * `<CONSOLE_URL>#/accept-invitation?token=..` and `<CONSOLE_URL>#/reset-password?token=..`.
+   */
+  CONSOLE_URL: z
+    .url({ protocol: /^https?$/ })
+    .refine((v) => !v.includes('#'), 'must not have a #fragment (the console adds its own route)')
+    .default(DEFAULT_CONSOLE_URL),
   /**
    * 32 bytes (hex or base64) auth seals the link token and code of its verification and reset
    * events with; only auth and mail hold it (or MAIL_ENVELOPE_KEY_FILE).

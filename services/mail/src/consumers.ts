@@ -6,14 +6,19 @@ import {
   type ProcessedEvents,
 } from '@baas/common';
 import type { MailDeps } from './domain/deps';
+import { sendConsoleMail, type ConsoleMailEvent } from './domain/mail/send-console-mail';
 import { sendSystemMail, type SystemMailEvent } from './domain/mail/send-system-mail';
 import { purgeProject } from './domain/projects/purge-project';
 
 export const SYSTEM_MAIL_DURABLE = 'mail-auth-emails';
+export const CONSOLE_MAIL_DURABLE = 'mail-console-emails';
 export const PROJECT_DELETED_DURABLE = 'mail-project-deleted';
 
 const isSystemMailEvent = (e: EventEnvelope): e is SystemMailEvent =>
   e.type === 'auth.verification_requested' || e.type === 'auth.password_reset_requested';
+
+const isConsoleMailEvent = (e: EventEnvelope): e is ConsoleMailEvent =>
+  e.type === 'console.invitation_requested' || e.type === 'console.password_reset_requested';
 
 /** Verification and password-reset mails; one mail per event id, however often it is delivered. */
 export function systemMailHandler(deps: MailDeps, processed: ProcessedEvents) {
@@ -22,9 +27,16 @@ export function systemMailHandler(deps: MailDeps, processed: ProcessedEvents) {
   });
 }
 
+/** Console invitations and console password resets; one mail per event id. */
+export function consoleMailHandler(deps: MailDeps, processed: ProcessedEvents) {
+  return idempotent(processed, CONSOLE_MAIL_DURABLE, async (event: EventEnvelope) => {
+    if (isConsoleMailEvent(event)) await sendConsoleMail(deps, event);
+  });
+}
+
 export function projectDeletedHandler(deps: MailDeps, processed: ProcessedEvents) {
-  return idempotent(processed, PROJECT_DELETED_DURABLE, async (event: EventEnvelope) => {
-    if (event.type === 'project.deleted') await purgeProject(deps, event.projectId);
+  return idempotent(processed, PROJECT_DELETED_DURABLE, async (event: EventEnvelope<'project.deleted'>) => {
+    await purgeProject(deps, event.projectId);
   });
 }
 
@@ -34,18 +46,24 @@ export async function startConsumers(
   deps: MailDeps,
   processed: ProcessedEvents,
 ): Promise<ConsumerHandle[]> {
+  // SMTP retries happen inside one delivery; the bus then backs off between deliveries.
+  const smtp = { ackWaitMs: 60_000, concurrency: 8 };
   const systemMails = await bus.consume({
     durable: SYSTEM_MAIL_DURABLE,
     types: ['auth.verification_requested', 'auth.password_reset_requested'],
-    // SMTP retries happen inside one delivery; the bus then backs off between deliveries.
-    ackWaitMs: 60_000,
-    concurrency: 8,
+    ...smtp,
     handler: systemMailHandler(deps, processed),
+  });
+  const consoleMails = await bus.consume({
+    durable: CONSOLE_MAIL_DURABLE,
+    types: ['console.invitation_requested', 'console.password_reset_requested'],
+    ...smtp,
+    handler: consoleMailHandler(deps, processed),
   });
   const projectDeleted = await bus.consume({
     durable: PROJECT_DELETED_DURABLE,
     types: ['project.deleted'],
     handler: projectDeletedHandler(deps, processed),
   });
-  return [systemMails, projectDeleted];
+  return [systemMails, consoleMails, projectDeleted];
 }

@@ -54,6 +54,7 @@ async function main(): Promise<void> {
       ...(config.MAIL_ENVELOPE_PREVIOUS_KEY ? [config.MAIL_ENVELOPE_PREVIOUS_KEY] : []),
     ],
     ...(config.MAIL_LINK_BASE_URL !== undefined ? { linkBaseUrl: config.MAIL_LINK_BASE_URL } : {}),
+    consoleUrl: config.CONSOLE_URL,
   });
   const { deps } = wired;
   const consumers = await startConsumers(bus, deps, wired.processed);

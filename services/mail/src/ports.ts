@@ -36,20 +36,26 @@ export interface MessageRecord {
 /** A record as stored, with how its delivery ended (once it has). */
 export type StoredMessage = MessageRecord & { attempts?: number; error?: string };
 
+/**
+ * Whose log a message is in: a project's, or null for the platform's own mails that belong to no
+ * project (a console account's password reset).
+ */
+export type MessageOwner = ProjectId | null;
+
 /** One record per message; its mail.sent / mail.failed event is written with its final status. */
 export interface MessageRepository {
-  create(projectId: ProjectId, record: MessageRecord): Promise<void>;
-  markSent(projectId: ProjectId, id: string, attempts: number, events: EventEnvelope[]): Promise<void>;
+  create(owner: MessageOwner, record: MessageRecord): Promise<void>;
+  markSent(owner: MessageOwner, id: string, attempts: number, events: EventEnvelope[]): Promise<void>;
   markFailed(
-    projectId: ProjectId,
+    owner: MessageOwner,
     id: string,
     attempts: number,
     reason: string,
     events: EventEnvelope[],
   ): Promise<void>;
-  findById(projectId: ProjectId, id: string): Promise<StoredMessage | null>;
-  /** The project's messages, newest first by (createdAt, id), after `before` (a 24-hex id) when given. */
-  list(projectId: ProjectId, page: { limit: number; before?: TimeKeyset }): Promise<StoredMessage[]>;
+  findById(owner: MessageOwner, id: string): Promise<StoredMessage | null>;
+  /** The owner's messages, newest first by (createdAt, id), after `before` (a 24-hex id) when given. */
+  list(owner: MessageOwner, page: { limit: number; before?: TimeKeyset }): Promise<StoredMessage[]>;
   deleteAllOfProject(projectId: ProjectId): Promise<void>;
 }
 
@@ -104,7 +110,10 @@ export interface IdGenerator {
   messageId(): string;
 }
 
-/** Which path a mail took: a platform mail for an auth event, an API send with a template or with direct content. */
+/**
+ * Which path a mail took: a platform mail for an auth or console event, an API send with a
+ * template or with direct content.
+ */
 export type MailKind = 'system' | 'template' | 'direct';
 
 /**

@@ -31,6 +31,8 @@ export interface MailWiringOptions {
   /** MAIL_ENVELOPE_KEY, then MAIL_ENVELOPE_PREVIOUS_KEY when set. */
   envelopeKeys: readonly MailEnvelopeKey[];
   linkBaseUrl?: string;
+  /** CONSOLE_URL: where console invitation and reset links point. */
+  consoleUrl: string;
   /** How often the relay sweeps for events a crash left behind. */
   relayIntervalMs?: number;
   /** The process's registry: the relay's and the use cases' metrics are recorded there. */
@@ -81,6 +83,7 @@ export async function wireMail(opts: MailWiringOptions): Promise<MailWiring> {
     retry: opts.retry,
     envelopeKeys: opts.envelopeKeys,
     ...(opts.linkBaseUrl !== undefined ? { linkBaseUrl: opts.linkBaseUrl } : {}),
+    consoleUrl: opts.consoleUrl,
     now: () => new Date(),
     sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
     ...(opts.metrics ? { observer: mailMetrics(opts.metrics) } : {}),

@@ -158,7 +158,7 @@ export class JetStreamBus implements EventPublisher {
    * A durable pull consumer with explicit acks, bounded redelivery with backoff, and a
    * dead-letter subject for messages that fail maxDeliver times.
    */
-  async consume(opts: ConsumerOptions): Promise<ConsumerHandle> {
+  async consume<K extends EventType>(opts: ConsumerOptions<K>): Promise<ConsumerHandle> {
     const maxDeliver = opts.maxDeliver ?? 8;
     const ackWaitMs = opts.ackWaitMs ?? DEFAULT_ACK_WAIT_MS;
     const backoffMs = opts.backoffMs ?? [1000, 5000, 15000, 30000, 60000];
@@ -246,9 +246,9 @@ export class JetStreamBus implements EventPublisher {
     };
   }
 
-  private async handleOne(
+  private async handleOne<K extends EventType>(
     m: JsMsg,
-    opts: ConsumerOptions,
+    opts: ConsumerOptions<K>,
     delivery: { maxDeliver: number; backoffMs: number[]; ackWaitMs: number },
     logger: Logger,
   ): Promise<void> {
@@ -261,9 +261,9 @@ export class JetStreamBus implements EventPublisher {
     );
   }
 
-  private async deliver(
+  private async deliver<K extends EventType>(
     m: JsMsg,
-    opts: ConsumerOptions,
+    opts: ConsumerOptions<K>,
     { maxDeliver, backoffMs, ackWaitMs }: { maxDeliver: number; backoffMs: number[]; ackWaitMs: number },
     logger: Logger,
   ): Promise<{ outcome: ConsumeOutcome; handled: boolean }> {
@@ -279,10 +279,15 @@ export class JetStreamBus implements EventPublisher {
     try {
       // Events published while handling this one continue its trace.
       await runWithContext(
-        { requestId: event.requestId, traceparent: event.traceparent, projectId: event.projectId },
+        {
+          requestId: event.requestId,
+          traceparent: event.traceparent,
+          projectId: event.projectId ?? undefined,
+        },
         () =>
           tracedConsume(m, { messageId: event.id, consumer: opts.durable }, () =>
-            opts.handler(event, { attempt: m.info.deliveryCount, ackWaitMs }),
+            // Only the subscribed types get here (the others are acknowledged unhandled).
+            opts.handler(event as EventEnvelope<K>, { attempt: m.info.deliveryCount, ackWaitMs }),
           ),
       );
       m.ack();
@@ -337,15 +342,15 @@ function serverAtLeast(version: string | undefined, major: number, minor: number
   return (ma ?? 0) > major || ((ma ?? 0) === major && (mi ?? 0) >= minor);
 }
 
-export interface ConsumerOptions {
+export interface ConsumerOptions<K extends EventType = EventType> {
   /** Durable name: one per service and purpose, e.g. `storage-project-deleted`. */
   durable: string;
-  types: EventType[];
+  types: K[];
   /**
    * Must be idempotent: a redelivered event has one effect (wrap it with `idempotent`, which
-   * takes its claim's lease from the delivery's ack wait).
+   * takes its claim's lease from the delivery's ack wait). It sees only events of `types`.
    */
-  handler: (event: EventEnvelope, delivery: DeliveryInfo) => Promise<void>;
+  handler: (event: EventEnvelope<K>, delivery: DeliveryInfo) => Promise<void>;
   maxDeliver?: number;
   backoffMs?: number[];
   /** How long a delivery may stay unacknowledged before JetStream redelivers it (30 s). */

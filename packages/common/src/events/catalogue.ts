@@ -1,4 +1,5 @@
 import type { AuditRecorded } from '../audit';
+import type { ConsoleRole } from '../console';
 import type { SealedCodes } from './sealed-codes';
 
 /**
@@ -36,6 +37,25 @@ export interface EventCatalogue {
     expiresAt: string;
     sealed: SealedCodes;
   };
+  /**
+   * A console invitation to a project (auth, on POST /api/admin/projects/{projectId}/members):
+   * the invitation's link token travels only sealed for the mail service (`sealed`: `{ token }`).
+   * `invitedBy` is the inviting console account, null when the platform token invited.
+   */
+  'console.invitation_requested': {
+    invitationId: string;
+    email: string;
+    projectId: string;
+    projectName: string;
+    role: ConsoleRole;
+    invitedBy?: string | null;
+    sealed: SealedCodes;
+  };
+  /**
+   * A console account asked to reset its password; the link token is sealed (`{ token }`).
+   * Platform-wide: console accounts belong to no project, so the envelope's projectId is null.
+   */
+  'console.password_reset_requested': { accountId: string; email: string; sealed: SealedCodes };
   'collection.registered': { collection: string };
   'collection.deleted': { collection: string };
   'document.created': { collection: string; documentId: string };
@@ -53,6 +73,12 @@ export interface EventCatalogue {
 
 export type EventType = keyof EventCatalogue;
 
+/**
+ * Events about the platform rather than one project: their envelope's projectId is null (made
+ * with createPlatformEvent). Every other event belongs to exactly one project.
+ */
+export type PlatformEventType = 'console.password_reset_requested';
+
 export const EVENT_VERSIONS: { [K in EventType]: number } = {
   'project.created': 1,
   'project.updated': 1,
@@ -64,6 +90,8 @@ export const EVENT_VERSIONS: { [K in EventType]: number } = {
   'auth.session_revoked': 1,
   'auth.verification_requested': 2,
   'auth.password_reset_requested': 2,
+  'console.invitation_requested': 1,
+  'console.password_reset_requested': 1,
   'collection.registered': 1,
   'collection.deleted': 1,
   'document.created': 1,

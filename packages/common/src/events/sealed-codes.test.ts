@@ -5,11 +5,15 @@ import { z } from 'zod';
 import type { EventEnvelope } from './envelope';
 import {
   createCodeEvent,
+  createConsoleInvitationEvent,
+  createConsolePasswordResetEvent,
   mailEnvelopeKeySchema,
   openCodes,
+  openConsoleCodes,
   parseMailEnvelopeKey,
   SealedCodesRejected,
   type CodeEventType,
+  type ConsoleCodeEventType,
 } from './sealed-codes';
 
 const key = parseMailEnvelopeKey(randomBytes(32).toString('base64url'));
@@ -70,6 +74,83 @@ describe('sealed codes of verification and reset events', () => {
     expect(() => openCodes([key], bare as unknown as EventEnvelope<CodeEventType>)).toThrow(
       /no well-formed sealed codes/,
     );
+  });
+});
+
+describe('sealed tokens of console invitation and password-reset events', () => {
+  const token = 'console-token-' + randomBytes(32).toString('base64url');
+  const invitation = (invitedBy?: string | null) =>
+    createConsoleInvitationEvent(
+      key,
+      project,
+      { invitationId: 'i1', email: 'ann@example.com', projectName: 'Shop', role: 'developer', invitedBy },
+      { token },
+      { requestId: 'r1' },
+    );
+  const reset = () =>
+    createConsolePasswordResetEvent(key, { accountId: 'acc1', email: 'ann@example.com' }, { token });
+
+  it('carry the token only sealed; the invitation names its project, the reset none', () => {
+    const inv = invitation('acc9');
+    expect(JSON.stringify(inv)).not.toContain(token);
+    expect(inv).toMatchObject({ type: 'console.invitation_requested', version: 1, projectId: project });
+    expect(inv.data).toMatchObject({
+      invitationId: 'i1',
+      email: 'ann@example.com',
+      projectId: project,
+      projectName: 'Shop',
+      role: 'developer',
+      invitedBy: 'acc9',
+      sealed: { alg: 'A256GCM', kid: key.kid },
+    });
+    expect(openConsoleCodes([key], JSON.parse(JSON.stringify(inv)) as typeof inv)).toEqual({ token });
+    expect(invitation().data.invitedBy).toBeNull();
+    expect(openConsoleCodes([other, key], invitation())).toEqual({ token });
+
+    const r = reset();
+    expect(JSON.stringify(r)).not.toContain(token);
+    expect(r).toMatchObject({ type: 'console.password_reset_requested', version: 1, projectId: null });
+    expect(r.data).toMatchObject({ accountId: 'acc1', email: 'ann@example.com' });
+    expect(openConsoleCodes([key], JSON.parse(JSON.stringify(r)) as typeof r)).toEqual({ token });
+  });
+
+  const tamperedInvitation: [string, (e: EventEnvelope<'console.invitation_requested'>) => void][] = [
+    ['another event id', (e) => void (e.id = 'another')],
+    ['another project (envelope)', (e) => void (e.projectId = trustedProjectId('b'.repeat(24)))],
+    ['another project (data)', (e) => void (e.data.projectId = 'b'.repeat(24))],
+    ['another recipient', (e) => void (e.data.email = 'mallory@example.com')],
+    ['another role', (e) => void (e.data.role = 'owner')],
+    ['another project name', (e) => void (e.data.projectName = 'Bank')],
+    ['another inviter', (e) => void (e.data.invitedBy = 'acc2')],
+    ['another invitation', (e) => void (e.data.invitationId = 'i2')],
+    ['a flipped tag bit', (e) => void (e.data.sealed.tag = flip(e.data.sealed.tag))],
+  ];
+  it.each(tamperedInvitation)('refuse an invitation token moved to %s', (_what, change) => {
+    const e = invitation('acc9');
+    change(e);
+    expect(() => openConsoleCodes([key, other], e)).toThrow(SealedCodesRejected);
+  });
+
+  it('refuse a reset token moved to another account, recipient, type or key', () => {
+    const changes: ((e: EventEnvelope<ConsoleCodeEventType>) => void)[] = [
+      (e) => void ((e.data as { accountId: string }).accountId = 'acc2'),
+      (e) => void (e.data.email = 'mallory@example.com'),
+      (e) => void (e.type = 'console.invitation_requested'),
+      (e) => void (e.version = 2),
+    ];
+    for (const change of changes) {
+      const e = reset() as EventEnvelope<ConsoleCodeEventType>;
+      change(e);
+      expect(() => openConsoleCodes([key], e)).toThrow(SealedCodesRejected);
+    }
+    expect(() => openConsoleCodes([other], reset())).toThrow(/unknown key/);
+  });
+
+  it('do not open as user codes, nor user codes as console ones', () => {
+    const asUser = reset() as unknown as EventEnvelope<CodeEventType>;
+    expect(() => openCodes([key], asUser)).toThrow(SealedCodesRejected);
+    const asConsole = event() as unknown as EventEnvelope<ConsoleCodeEventType>;
+    expect(() => openConsoleCodes([key], asConsole)).toThrow(SealedCodesRejected);
   });
 });
 

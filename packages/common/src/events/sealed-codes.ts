@@ -1,8 +1,9 @@
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
 import { z } from 'zod';
+import type { ConsoleRole } from '../console';
 import type { ProjectId } from '../tenancy';
 import { EVENT_VERSIONS, type EventCatalogue } from './catalogue';
-import { createEvent, type EventEnvelope } from './envelope';
+import { createEvent, createPlatformEvent, type EventEnvelope } from './envelope';
 
 /**
  * The one-time secrets of a verification or password-reset mail (the link token and the 8-digit
@@ -12,8 +13,14 @@ import { createEvent, type EventEnvelope } from './envelope';
  * inside the event it was made for: copied into another event, or with the recipient changed, it
  * does not authenticate and the mail service refuses it. Streams, dead letters and outboxes hold
  * only ciphertext.
+ *
+ * The console's mails (an invitation to a project, a console account's password reset) work the
+ * same way with a link token alone (ConsoleCodeEventType, `{ token }`), bound to their own clear
+ * fields.
  */
 export type CodeEventType = 'auth.verification_requested' | 'auth.password_reset_requested';
+export type ConsoleCodeEventType = 'console.invitation_requested' | 'console.password_reset_requested';
+type SealedEventType = CodeEventType | ConsoleCodeEventType;
 
 /** What auth seals. */
 export interface MailCodes {
@@ -33,11 +40,32 @@ export interface SealedCodes {
   tag: string;
 }
 
+/** What auth seals in a console event: the link token of the invitation or the reset. */
+export interface ConsoleMailCodes {
+  token: string;
+}
+
 /** The clear fields of a code event; bound to the sealed box as authenticated data. */
 export interface CodeEventFields {
   userId: string;
   email: string;
   expiresAt: string;
+}
+
+/** The clear fields of console.invitation_requested (its project is the envelope's). */
+export interface ConsoleInvitationFields {
+  invitationId: string;
+  email: string;
+  projectName: string;
+  role: ConsoleRole;
+  /** The inviting console account; null when the platform token invited. */
+  invitedBy?: string | null;
+}
+
+/** The clear fields of console.password_reset_requested (a platform event: no project). */
+export interface ConsolePasswordResetFields {
+  accountId: string;
+  email: string;
 }
 
 /** A key as configured (32 bytes), with what is derived from it once. */
@@ -85,15 +113,17 @@ export const mailEnvelopeKeySchema = z.string().transform((v, ctx) => {
 
 interface Binding {
   id: string;
-  type: CodeEventType;
+  type: SealedEventType;
   version: number;
-  projectId: string;
+  projectId: string | null;
 }
+
+const AAD_PREFIX = 'baas/mail-envelope/v1';
 
 function aad(event: Binding, fields: CodeEventFields): Buffer {
   return Buffer.from(
     JSON.stringify([
-      'baas/mail-envelope/v1',
+      AAD_PREFIX,
       event.id,
       event.type,
       event.version,
@@ -106,17 +136,30 @@ function aad(event: Binding, fields: CodeEventFields): Buffer {
   );
 }
 
-export function sealCodes(
-  key: MailEnvelopeKey,
-  event: Binding,
-  fields: CodeEventFields,
-  codes: MailCodes,
-): SealedCodes {
+/** A console event's clear fields in a fixed order, or null when one is missing or mistyped. */
+function consoleFields(type: ConsoleCodeEventType, data: Record<string, unknown>): unknown[] | null {
+  const str = (k: string) => typeof data[k] === 'string';
+  if (type === 'console.password_reset_requested')
+    return str('accountId') && str('email') ? [data.accountId, data.email] : null;
+  const invitedBy = data.invitedBy ?? null;
+  if (!['invitationId', 'email', 'projectId', 'projectName', 'role'].every(str)) return null;
+  if (invitedBy !== null && typeof invitedBy !== 'string') return null;
+  return [data.invitationId, data.email, data.projectId, data.projectName, data.role, invitedBy];
+}
+
+function consoleAad(event: Binding, fields: unknown[]): Buffer {
+  return Buffer.from(
+    JSON.stringify([AAD_PREFIX, event.id, event.type, event.version, event.projectId, ...fields]),
+    'utf8',
+  );
+}
+
+function seal(key: MailEnvelopeKey, additional: Buffer, plain: object): SealedCodes {
   const iv = randomBytes(12);
   const cipher = createCipheriv('aes-256-gcm', key.aesKey, iv);
-  cipher.setAAD(aad(event, fields));
-  const plain = Buffer.from(JSON.stringify({ token: codes.token, otp: codes.otp }), 'utf8');
-  const ciphertext = Buffer.concat([cipher.update(plain), cipher.final()]);
+  cipher.setAAD(additional);
+  const body = Buffer.from(JSON.stringify(plain), 'utf8');
+  const ciphertext = Buffer.concat([cipher.update(body), cipher.final()]);
   return {
     alg: 'A256GCM',
     kid: key.kid,
@@ -126,33 +169,38 @@ export function sealCodes(
   };
 }
 
+export function sealCodes(
+  key: MailEnvelopeKey,
+  event: Binding,
+  fields: CodeEventFields,
+  codes: MailCodes,
+): SealedCodes {
+  return seal(key, aad(event, fields), { token: codes.token, otp: codes.otp });
+}
+
 const B64URL = /^[A-Za-z0-9_-]*$/;
 
-/**
- * Opens the codes of a code event with whichever of `keys` made them (the current key, and during
- * a rotation the previous one). Throws SealedCodesRejected for an event of another version, an
- * unknown key, or a box that does not authenticate against this very event.
- */
-export function openCodes(keys: readonly MailEnvelopeKey[], event: EventEnvelope<CodeEventType>): MailCodes {
+function checkVersion(event: { type: SealedEventType; version: number }): void {
   if (event.version !== EVENT_VERSIONS[event.type])
     throw new SealedCodesRejected(
       `${event.type} version ${String(event.version)} is not accepted (only ${EVENT_VERSIONS[event.type]})`,
     );
-  const data = event.data as Partial<CodeEventFields> & { sealed?: Partial<SealedCodes> };
-  const s = data.sealed;
-  if (
-    typeof data.userId !== 'string' ||
-    typeof data.email !== 'string' ||
-    typeof data.expiresAt !== 'string' ||
-    !s ||
-    s.alg !== 'A256GCM' ||
-    typeof s.kid !== 'string' ||
-    typeof s.iv !== 'string' ||
-    typeof s.ciphertext !== 'string' ||
-    typeof s.tag !== 'string' ||
-    ![s.iv, s.ciphertext, s.tag].every((v) => B64URL.test(v))
-  )
-    throw new SealedCodesRejected('the event carries no well-formed sealed codes');
+}
+
+function wellFormed(s: Partial<SealedCodes> | undefined): s is SealedCodes {
+  return (
+    !!s &&
+    s.alg === 'A256GCM' &&
+    typeof s.kid === 'string' &&
+    typeof s.iv === 'string' &&
+    typeof s.ciphertext === 'string' &&
+    typeof s.tag === 'string' &&
+    [s.iv, s.ciphertext, s.tag].every((v) => B64URL.test(v))
+  );
+}
+
+/** Opens a sealed box against its authenticated data; what it held, parsed (null if not JSON). */
+function unseal(keys: readonly MailEnvelopeKey[], s: SealedCodes, additional: Buffer): unknown {
   const key = keys.find((k) => k.kid === s.kid);
   if (!key) throw new SealedCodesRejected(`sealed with an unknown key (kid ${s.kid})`);
   const iv = Buffer.from(s.iv, 'base64url');
@@ -161,21 +209,57 @@ export function openCodes(keys: readonly MailEnvelopeKey[], event: EventEnvelope
   let plain: Buffer;
   try {
     const decipher = createDecipheriv('aes-256-gcm', key.aesKey, iv, { authTagLength: 16 });
-    decipher.setAAD(aad(event, { userId: data.userId, email: data.email, expiresAt: data.expiresAt }));
+    decipher.setAAD(additional);
     decipher.setAuthTag(tag);
     plain = Buffer.concat([decipher.update(Buffer.from(s.ciphertext, 'base64url')), decipher.final()]);
   } catch {
     throw new SealedCodesRejected('the sealed codes do not authenticate for this event');
   }
-  let codes: Partial<MailCodes> | null;
   try {
-    codes = JSON.parse(plain.toString('utf8')) as Partial<MailCodes> | null;
+    return JSON.parse(plain.toString('utf8')) as unknown;
   } catch {
-    codes = null;
+    return null;
   }
+}
+
+/**
+ * Opens the codes of a code event with whichever of `keys` made them (the current key, and during
+ * a rotation the previous one). Throws SealedCodesRejected for an event of another version, an
+ * unknown key, or a box that does not authenticate against this very event.
+ */
+export function openCodes(keys: readonly MailEnvelopeKey[], event: EventEnvelope<CodeEventType>): MailCodes {
+  checkVersion(event);
+  const data = event.data as Partial<CodeEventFields> & { sealed?: Partial<SealedCodes> };
+  if (
+    typeof data.userId !== 'string' ||
+    typeof data.email !== 'string' ||
+    typeof data.expiresAt !== 'string' ||
+    !wellFormed(data.sealed)
+  )
+    throw new SealedCodesRejected('the event carries no well-formed sealed codes');
+  const fields = { userId: data.userId, email: data.email, expiresAt: data.expiresAt };
+  const codes = unseal(keys, data.sealed, aad(event, fields)) as Partial<MailCodes> | null;
   if (typeof codes?.token !== 'string' || typeof codes.otp !== 'string')
     throw new SealedCodesRejected('the sealed codes are incomplete');
   return { token: codes.token, otp: codes.otp };
+}
+
+/**
+ * Opens the link token of a console invitation or console password-reset event, like openCodes:
+ * only in the very event it was sealed for, with one of `keys`.
+ */
+export function openConsoleCodes(
+  keys: readonly MailEnvelopeKey[],
+  event: EventEnvelope<ConsoleCodeEventType>,
+): ConsoleMailCodes {
+  checkVersion(event);
+  const data = event.data as unknown as Record<string, unknown> & { sealed?: Partial<SealedCodes> };
+  const fields = consoleFields(event.type, data);
+  if (!fields || !wellFormed(data.sealed))
+    throw new SealedCodesRejected('the event carries no well-formed sealed codes');
+  const codes = unseal(keys, data.sealed, consoleAad(event, fields)) as Partial<ConsoleMailCodes> | null;
+  if (typeof codes?.token !== 'string') throw new SealedCodesRejected('the sealed codes are incomplete');
+  return { token: codes.token };
 }
 
 /**
@@ -195,6 +279,51 @@ export function createCodeEvent<T extends CodeEventType>(
   const payload = (sealed: SealedCodes) => ({ ...clear, sealed }) as EventCatalogue[T];
   const event = createEvent(type, projectId, payload(PENDING), meta);
   event.data = payload(sealCodes(key, event, clear, codes));
+  return event;
+}
+
+/** console.invitation_requested for an invitation to `projectId`, its link token sealed. */
+export function createConsoleInvitationEvent(
+  key: MailEnvelopeKey,
+  projectId: ProjectId,
+  fields: ConsoleInvitationFields,
+  codes: ConsoleMailCodes,
+  meta: { requestId?: string | null } = {},
+): EventEnvelope<'console.invitation_requested'> {
+  const clear = {
+    invitationId: fields.invitationId,
+    email: fields.email,
+    projectId: projectId as string,
+    projectName: fields.projectName,
+    role: fields.role,
+    invitedBy: fields.invitedBy ?? null,
+  };
+  const event = createEvent('console.invitation_requested', projectId, { ...clear, sealed: PENDING }, meta);
+  return sealConsoleEvent(key, event, clear, codes);
+}
+
+/** console.password_reset_requested (a platform event, projectId null), its link token sealed. */
+export function createConsolePasswordResetEvent(
+  key: MailEnvelopeKey,
+  fields: ConsolePasswordResetFields,
+  codes: ConsoleMailCodes,
+  meta: { requestId?: string | null } = {},
+): EventEnvelope<'console.password_reset_requested'> {
+  const clear = { accountId: fields.accountId, email: fields.email };
+  const event = createPlatformEvent('console.password_reset_requested', { ...clear, sealed: PENDING }, meta);
+  return sealConsoleEvent(key, event, clear, codes);
+}
+
+function sealConsoleEvent<T extends ConsoleCodeEventType>(
+  key: MailEnvelopeKey,
+  event: EventEnvelope<T>,
+  clear: Record<string, unknown>,
+  codes: ConsoleMailCodes,
+): EventEnvelope<T> {
+  const fields = consoleFields(event.type, clear);
+  if (!fields) throw new Error(`incomplete ${event.type} fields`);
+  const sealed = seal(key, consoleAad(event, fields), { token: codes.token });
+  event.data = { ...clear, sealed } as EventCatalogue[T];
   return event;
 }
 

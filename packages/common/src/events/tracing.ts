@@ -17,11 +17,12 @@ import { baasTracer, endWith, tracingEnabled } from '../telemetry';
  * event's own traceparent goes into the headers, and nothing else is made.
  */
 
-const setter: TextMapSetter<MsgHdrs> = {
+/** W3C trace context into and out of NATS message headers (also used by ../nats-tracing.ts). */
+export const natsHeaderSetter: TextMapSetter<MsgHdrs> = {
   set: (h, key, value) => h.set(key, value),
 };
 
-const getter: TextMapGetter<MsgHdrs | undefined> = {
+export const natsHeaderGetter: TextMapGetter<MsgHdrs | undefined> = {
   get: (h, key) => h?.get(key) || undefined,
   keys: (h) => h?.keys() ?? [],
 };
@@ -61,7 +62,7 @@ export async function tracedPublish<T>(
     parent,
   );
   const ctx = trace.setSpan(parent, span);
-  propagation.inject(ctx, headers, setter);
+  propagation.inject(ctx, headers, natsHeaderSetter);
   return context.with(ctx, () => endWith(span, send));
 }
 
@@ -81,7 +82,7 @@ export async function tracedConsume<T>(
   handle: () => Promise<T>,
 ): Promise<T> {
   if (!tracingEnabled()) return handle();
-  const parent = propagation.extract(ROOT_CONTEXT, m.headers, getter);
+  const parent = propagation.extract(ROOT_CONTEXT, m.headers, natsHeaderGetter);
   const span = baasTracer().startSpan(
     `process ${m.subject}`,
     {

@@ -24,7 +24,26 @@ const SECURITY_ERRORS: Record<ApiSecurity, Record<number, string[]>> = {
   keyUser: { ...KEY_ERRORS, 401: [...(KEY_ERRORS[401] ?? []), 'TOKEN_REQUIRED', 'INVALID_TOKEN'] },
   keyOptionalUser: { ...KEY_ERRORS, 401: [...(KEY_ERRORS[401] ?? []), 'INVALID_TOKEN'] },
   admin: { 401: ['ADMIN_TOKEN_REQUIRED'] },
+  consoleSession: { 401: ['CONSOLE_SESSION_REQUIRED'] },
 };
+/**
+ * What a console session (the `baas_console` cookie) may be refused on an admin route besides the
+ * token's 401: another origin or, on a change, no CSRF token; under a project, no role on it
+ * (404) or too weak a one for a change (403); elsewhere anything but the project list is for
+ * platform admins. The gateway decides (services/gateway/src/domain/console-access.ts; its test
+ * holds the committed document to that decision).
+ */
+function consoleSessionErrors(route: ApiRoute): Record<number, string[]> {
+  const change = route.method !== 'get';
+  const forbidden = ['CSRF_TOKEN_INVALID'];
+  if (route.path.startsWith('/api/admin/projects/{projectId}')) {
+    if (change) forbidden.push('INSUFFICIENT_ROLE');
+    return { 403: forbidden, 404: ['PROJECT_NOT_FOUND'] };
+  }
+  if (route.path !== '/api/admin/projects' || change) forbidden.push('PLATFORM_ADMIN_REQUIRED');
+  return { 403: forbidden };
+}
+
 const EVERY_ROUTE_ERRORS: Record<number, string[]> = {
   429: ['RATE_LIMITED'],
   500: ['INTERNAL'],
@@ -41,7 +60,9 @@ const SECURITY_REQUIREMENTS: Record<ApiSecurity, Json[]> = {
   secretKey: [{ apiKey: [] }],
   keyUser: [{ apiKey: [], userToken: [] }],
   keyOptionalUser: [{ apiKey: [] }, { apiKey: [], userToken: [] }],
-  admin: [{ adminToken: [] }],
+  // the token, or a console session whose role allows the request (checked by the gateway)
+  admin: [{ adminToken: [] }, { consoleSession: [] }],
+  consoleSession: [{ consoleSession: [] }],
 };
 
 const SECURITY_NOTES: Partial<Record<ApiSecurity, string>> = {
@@ -49,6 +70,7 @@ const SECURITY_NOTES: Partial<Record<ApiSecurity, string>> = {
   keyUser: "Needs an end user's access token (`Authorization: Bearer <accessToken>`).",
   keyOptionalUser:
     "An end user's access token where row-level security asks for one (a token that is sent must be valid).",
+  consoleSession: 'Needs a live console session (the `baas_console` cookie from sign-in).',
 };
 
 const STATUS_TEXT: Record<number, string> = {
@@ -229,6 +251,7 @@ function operation(
   }
   if (route.query) merge(errs, VALIDATED_ERRORS);
   merge(errs, SECURITY_ERRORS[route.security]);
+  if (route.security === 'admin') merge(errs, consoleSessionErrors(route));
   merge(errs, EVERY_ROUTE_ERRORS);
   for (const status of [...errs.keys()].sort((a, b) => a - b))
     responses[String(status)] = errorRef(
@@ -310,6 +333,13 @@ export function buildOpenApiDocument(routes: readonly ApiRoute[], info: OpenApiI
           type: 'http',
           scheme: 'bearer',
           description: 'The platform admin token (`PLATFORM_ADMIN_TOKEN`), for the admin API only.',
+        },
+        consoleSession: {
+          type: 'apiKey',
+          in: 'cookie',
+          name: 'baas_console',
+          description:
+            "A console session (HttpOnly, SameSite=Strict, Path=/api), set by `POST /api/console/login` or by accepting an invitation. State-changing requests made with it also send `x-csrf-token` (the session's `csrfToken`).",
         },
       },
     },

@@ -5,8 +5,9 @@ const DESCRIPTION = `A multi-tenant Backend-as-a-Service: project API keys, end-
 with row-level security and aggregation, file storage and transactional mail, behind one gateway.
 
 Every \`/api/...\` request carries a project key in \`x-api-key\`, except the admin API (\`Authorization:
-Bearer <PLATFORM_ADMIN_TOKEN>\`) and the public routes. Every answer carries \`x-request-id\`; every
-error (status >= 400) has the body \`ErrorBody\`. Generated from the services' route registries
+Bearer <PLATFORM_ADMIN_TOKEN>\`, or a console account's session cookie within its roles) and the
+public routes. Every answer carries \`x-request-id\`; every error (status >= 400) has the body
+\`ErrorBody\`. Generated from the services' route registries
 (\`npm run openapi\`); see docs/api.md for the behaviour behind each route.`;
 
 const TAGS: Record<string, string> = {
@@ -25,6 +26,10 @@ const TAGS: Record<string, string> = {
     'Mail templates (project overrides and global ones), previews, test sends and the sent-mail log (platform admin token).',
   'Admin: usage': 'What a project uses against its limits (platform admin token).',
   'Admin: audit': 'The audit log of admin actions (platform admin token).',
+  Console:
+    'Console accounts signing in: email and password into a cookie session, the session, password change and reset, invitations (`/api/console/*`).',
+  'Admin: console':
+    "Console accounts (platform admins) and a project's members and invitations (its owners).",
 };
 
 /** The platform's document: every service's registry, in the order given. */

@@ -6,9 +6,11 @@ export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 /**
  * Who may call a route: `key` any project key (`x-api-key`), `secretKey` only a secret key,
  * `keyUser` a key plus an end user's access token (Bearer), `keyOptionalUser` a key and, where
- * RLS asks for one, a token; `admin` the platform admin token; `public` nothing.
+ * RLS asks for one, a token; `admin` the platform admin token; `consoleSession` the console's
+ * session cookie (`baas_console`, routed as public: the auth service checks it); `public` nothing.
  */
-export type ApiSecurity = 'key' | 'secretKey' | 'keyUser' | 'keyOptionalUser' | 'admin' | 'public';
+export type ApiSecurity =
+  'key' | 'secretKey' | 'keyUser' | 'keyOptionalUser' | 'admin' | 'consoleSession' | 'public';
 
 export interface ApiResponse {
   description: string;

@@ -7,22 +7,28 @@ import type { ConsoleSession } from '../auth/session';
 export type ApiPaths = paths;
 export type Api = ReturnType<typeof createClient<ApiPaths>>;
 
+/** Answers that mean the session's credentials are no longer accepted. */
+const GONE = new Set(['ADMIN_TOKEN_REQUIRED', 'CONSOLE_SESSION_REQUIRED', 'CSRF_TOKEN_INVALID']);
+
 /**
  * The typed API client: same origin as the console (the gateway), with the session's
- * credentials. A 401 that says the admin credentials are gone (the token rotated, the session
- * expired) ends the session, and the shell asks to sign in again.
+ * credentials added by a middleware (the token, or the CSRF token of an account session on every
+ * state-changing call). An answer that says the credentials are gone (the token changed, the
+ * session expired, was revoked or replaced by another sign-in in this browser) ends the session,
+ * and the shell asks to sign in again.
  */
 export function createApi(session: ConsoleSession, onSessionRefused: () => void): Api {
   const api = createClient<ApiPaths>({ baseUrl: window.location.origin, credentials: session.credentials });
   const auth: Middleware = {
     onRequest: ({ request }) => session.authorize(request),
     onResponse: async ({ response }) => {
-      if (response.status !== 401) return undefined;
+      if (response.status !== 401 && response.status !== 403) return undefined;
       const body: unknown = await response
         .clone()
         .json()
         .catch(() => undefined);
-      if ((body as { code?: unknown } | undefined)?.code === 'ADMIN_TOKEN_REQUIRED') onSessionRefused();
+      const code = (body as { code?: unknown } | undefined)?.code;
+      if (typeof code === 'string' && GONE.has(code)) onSessionRefused();
       return undefined;
     },
   };

@@ -429,6 +429,286 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/console/login": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign in to the console
+         * @description Email and password of a console account. Sets the session cookie `baas_console` (HttpOnly, SameSite=Strict, Path=/api, Max-Age the session lifetime, Secure over https). Throttled per account like end-user login.
+         */
+        post: operations["consoleLogin"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/console/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The current console session
+         * @description What the console restores on load: the account, its projects and roles, the CSRF token.
+         *
+         *     Needs a live console session (the `baas_console` cookie from sign-in).
+         */
+        get: operations["getConsoleSession"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/console/logout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign out (the session ends, the cookie is cleared)
+         * @description Needs a live console session (the `baas_console` cookie from sign-in).
+         */
+        post: operations["consoleLogout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/console/password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change the account's password (its other sessions end)
+         * @description Needs a live console session (the `baas_console` cookie from sign-in).
+         */
+        post: operations["changeConsolePassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/console/password-reset/request": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mail a password-reset link to a console account
+         * @description Answers 202 whether or not an account has the email. The link (valid 1 hour) opens `#/reset-password?token=` in the console.
+         */
+        post: operations["requestConsolePasswordReset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/console/password-reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Set a new password with the link token (every session of the account ends) */
+        post: operations["resetConsolePassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/console/invitations/inspect": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** What an invitation link grants */
+        post: operations["inspectConsoleInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/console/invitations/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept an invitation and sign in
+         * @description Creates the account when none has the invited email (then `password` is required), gives it the invited role and uses the invitation up. Sets the session cookie `baas_console` (HttpOnly, SameSite=Strict, Path=/api, Max-Age the session lifetime, Secure over https).
+         */
+        post: operations["acceptConsoleInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/console/accounts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List console accounts, optionally by email
+         * @description Newest first, by cursor. Platform admins only.
+         */
+        get: operations["listConsoleAccounts"];
+        put?: never;
+        /** Create a console account */
+        post: operations["createConsoleAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/console/accounts/{accountId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete a console account (its memberships and sessions go with it) */
+        delete: operations["deleteConsoleAccount"];
+        options?: never;
+        head?: never;
+        /** Grant or withdraw platform admin */
+        patch: operations["updateConsoleAccount"];
+        trace?: never;
+    };
+    "/api/admin/console/accounts/{accountId}/sessions/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Sign a console account out everywhere */
+        post: operations["revokeConsoleAccountSessions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/projects/{projectId}/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A project's console members and pending invitations
+         * @description Viewers and above.
+         */
+        get: operations["listProjectMembers"];
+        put?: never;
+        /**
+         * Invite an email to the project with a role
+         * @description Owners only. Mails a link (valid 7 days) to `#/accept-invitation?token=` in the console; a pending invitation of the same email stops working.
+         */
+        post: operations["inviteProjectMember"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/projects/{projectId}/members/{accountId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a member from the project
+         * @description Owners only. Removing the last owner is refused.
+         */
+        delete: operations["removeProjectMember"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a member's role
+         * @description Owners only. Demoting the last owner is refused.
+         */
+        patch: operations["changeProjectMemberRole"];
+        trace?: never;
+    };
+    "/api/admin/projects/{projectId}/members/invitations/{invitationId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Cancel a pending invitation
+         * @description Owners only. Its link stops working.
+         */
+        delete: operations["cancelProjectInvitation"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/data/{collectionName}": {
         parameters: {
             query?: never;
@@ -947,6 +1227,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/mail/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Render a global template without sending it
+         * @description The template as `PUT .../mail/templates/{key}` takes it (`mjml` is compiled), rendered with `variables` as a send would; nothing is saved or sent.
+         */
+        post: operations["previewGlobalMailTemplate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/mail/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The platform's sent-mail log
+         * @description The platform's own mails that belong to no project (a console account's password reset), newest first, by cursor, with their status. Bodies are not kept.
+         */
+        get: operations["listPlatformMailMessages"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/projects/{projectId}/mail/usage": {
         parameters: {
             query?: never;
@@ -1405,6 +1725,28 @@ export interface components {
                 };
             };
         };
+        /** @description Unauthorized: `CONSOLE_SESSION_REQUIRED`. */
+        Error401_CONSOLE_SESSION_REQUIRED: {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "error": "Unauthorized",
+                 *       "message": "Unauthorized",
+                 *       "code": "CONSOLE_SESSION_REQUIRED",
+                 *       "requestId": "3f2a0c4e-8d1b-4c5e-9a7f-2b6d1e0c9a55"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorBody"] & {
+                    /** @enum {string} */
+                    code?: "CONSOLE_SESSION_REQUIRED";
+                };
+            };
+        };
         /** @description Unauthorized: `INVALID_API_KEY`, `INVALID_CREDENTIALS`, `MISSING_API_KEY`. */
         Error401_INVALID_API_KEY_INVALID_CREDENTIALS_MISSING_API_KEY: {
             headers: {
@@ -1556,6 +1898,204 @@ export interface components {
                 "application/json": components["schemas"]["ErrorBody"] & {
                     /** @enum {string} */
                     code?: "INVALID_API_KEY" | "MISSING_API_KEY" | "TOKEN_REQUIRED";
+                };
+            };
+        };
+        /** @description Unauthorized: `INVALID_CREDENTIALS`. */
+        Error401_INVALID_CREDENTIALS: {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "error": "Unauthorized",
+                 *       "message": "Unauthorized",
+                 *       "code": "INVALID_CREDENTIALS",
+                 *       "requestId": "3f2a0c4e-8d1b-4c5e-9a7f-2b6d1e0c9a55"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorBody"] & {
+                    /** @enum {string} */
+                    code?: "INVALID_CREDENTIALS";
+                };
+            };
+        };
+        /** @description Forbidden: `CSRF_TOKEN_INVALID`. */
+        Error403_CSRF_TOKEN_INVALID: {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "error": "Forbidden",
+                 *       "message": "Forbidden",
+                 *       "code": "CSRF_TOKEN_INVALID",
+                 *       "requestId": "3f2a0c4e-8d1b-4c5e-9a7f-2b6d1e0c9a55"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorBody"] & {
+                    /** @enum {string} */
+                    code?: "CSRF_TOKEN_INVALID";
+                };
+            };
+        };
+        /** @description Forbidden: `CSRF_TOKEN_INVALID`, `INSUFFICIENT_ROLE`. */
+        Error403_CSRF_TOKEN_INVALID_INSUFFICIENT_ROLE: {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "error": "Forbidden",
+                 *       "message": "Forbidden",
+                 *       "code": "CSRF_TOKEN_INVALID",
+                 *       "requestId": "3f2a0c4e-8d1b-4c5e-9a7f-2b6d1e0c9a55"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorBody"] & {
+                    /** @enum {string} */
+                    code?: "CSRF_TOKEN_INVALID" | "INSUFFICIENT_ROLE";
+                };
+            };
+        };
+        /** @description Forbidden: `CSRF_TOKEN_INVALID`, `INSUFFICIENT_ROLE`, `OWNER_FIELD_IMMUTABLE`, `USERS_COLLECTION_RESERVED`. */
+        Error403_CSRF_TOKEN_INVALID_INSUFFICIENT_ROLE_OWNER_FIELD_IMMUTABLE_USERS_COLLECTION_RESERVED: {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "error": "Forbidden",
+                 *       "message": "Forbidden",
+                 *       "code": "CSRF_TOKEN_INVALID",
+                 *       "requestId": "3f2a0c4e-8d1b-4c5e-9a7f-2b6d1e0c9a55"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorBody"] & {
+                    /** @enum {string} */
+                    code?: "CSRF_TOKEN_INVALID" | "INSUFFICIENT_ROLE" | "OWNER_FIELD_IMMUTABLE" | "USERS_COLLECTION_RESERVED";
+                };
+            };
+        };
+        /** @description Forbidden: `CSRF_TOKEN_INVALID`, `INSUFFICIENT_ROLE`, `QUOTA_EXCEEDED`. */
+        Error403_CSRF_TOKEN_INVALID_INSUFFICIENT_ROLE_QUOTA_EXCEEDED: {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "error": "Forbidden",
+                 *       "message": "Forbidden",
+                 *       "code": "CSRF_TOKEN_INVALID",
+                 *       "requestId": "3f2a0c4e-8d1b-4c5e-9a7f-2b6d1e0c9a55"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorBody"] & {
+                    /** @enum {string} */
+                    code?: "CSRF_TOKEN_INVALID" | "INSUFFICIENT_ROLE" | "QUOTA_EXCEEDED";
+                };
+            };
+        };
+        /** @description Forbidden: `CSRF_TOKEN_INVALID`, `INSUFFICIENT_ROLE`, `QUOTA_EXCEEDED`, `USERS_COLLECTION_RESERVED`. */
+        Error403_CSRF_TOKEN_INVALID_INSUFFICIENT_ROLE_QUOTA_EXCEEDED_USERS_COLLECTION_RESERVED: {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "error": "Forbidden",
+                 *       "message": "Forbidden",
+                 *       "code": "CSRF_TOKEN_INVALID",
+                 *       "requestId": "3f2a0c4e-8d1b-4c5e-9a7f-2b6d1e0c9a55"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorBody"] & {
+                    /** @enum {string} */
+                    code?: "CSRF_TOKEN_INVALID" | "INSUFFICIENT_ROLE" | "QUOTA_EXCEEDED" | "USERS_COLLECTION_RESERVED";
+                };
+            };
+        };
+        /** @description Forbidden: `CSRF_TOKEN_INVALID`, `INSUFFICIENT_ROLE`, `USERS_COLLECTION_RESERVED`. */
+        Error403_CSRF_TOKEN_INVALID_INSUFFICIENT_ROLE_USERS_COLLECTION_RESERVED: {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "error": "Forbidden",
+                 *       "message": "Forbidden",
+                 *       "code": "CSRF_TOKEN_INVALID",
+                 *       "requestId": "3f2a0c4e-8d1b-4c5e-9a7f-2b6d1e0c9a55"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorBody"] & {
+                    /** @enum {string} */
+                    code?: "CSRF_TOKEN_INVALID" | "INSUFFICIENT_ROLE" | "USERS_COLLECTION_RESERVED";
+                };
+            };
+        };
+        /** @description Forbidden: `CSRF_TOKEN_INVALID`, `PLATFORM_ADMIN_REQUIRED`. */
+        Error403_CSRF_TOKEN_INVALID_PLATFORM_ADMIN_REQUIRED: {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "error": "Forbidden",
+                 *       "message": "Forbidden",
+                 *       "code": "CSRF_TOKEN_INVALID",
+                 *       "requestId": "3f2a0c4e-8d1b-4c5e-9a7f-2b6d1e0c9a55"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorBody"] & {
+                    /** @enum {string} */
+                    code?: "CSRF_TOKEN_INVALID" | "PLATFORM_ADMIN_REQUIRED";
+                };
+            };
+        };
+        /** @description Forbidden: `CSRF_TOKEN_INVALID`, `USERS_COLLECTION_RESERVED`. */
+        Error403_CSRF_TOKEN_INVALID_USERS_COLLECTION_RESERVED: {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "error": "Forbidden",
+                 *       "message": "Forbidden",
+                 *       "code": "CSRF_TOKEN_INVALID",
+                 *       "requestId": "3f2a0c4e-8d1b-4c5e-9a7f-2b6d1e0c9a55"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorBody"] & {
+                    /** @enum {string} */
+                    code?: "CSRF_TOKEN_INVALID" | "USERS_COLLECTION_RESERVED";
                 };
             };
         };
@@ -1779,8 +2319,8 @@ export interface components {
                 };
             };
         };
-        /** @description Forbidden: `OWNER_FIELD_IMMUTABLE`, `USERS_COLLECTION_RESERVED`. */
-        Error403_OWNER_FIELD_IMMUTABLE_USERS_COLLECTION_RESERVED: {
+        /** @description Not found: `ACCOUNT_NOT_FOUND`. */
+        Error404_ACCOUNT_NOT_FOUND: {
             headers: {
                 "x-request-id": components["headers"]["RequestId"];
                 [name: string]: unknown;
@@ -1789,81 +2329,15 @@ export interface components {
                 /**
                  * @example {
                  *       "success": false,
-                 *       "error": "Forbidden",
-                 *       "message": "Forbidden",
-                 *       "code": "OWNER_FIELD_IMMUTABLE",
+                 *       "error": "Not found",
+                 *       "message": "Not found",
+                 *       "code": "ACCOUNT_NOT_FOUND",
                  *       "requestId": "3f2a0c4e-8d1b-4c5e-9a7f-2b6d1e0c9a55"
                  *     }
                  */
                 "application/json": components["schemas"]["ErrorBody"] & {
                     /** @enum {string} */
-                    code?: "OWNER_FIELD_IMMUTABLE" | "USERS_COLLECTION_RESERVED";
-                };
-            };
-        };
-        /** @description Forbidden: `QUOTA_EXCEEDED`. */
-        Error403_QUOTA_EXCEEDED: {
-            headers: {
-                "x-request-id": components["headers"]["RequestId"];
-                [name: string]: unknown;
-            };
-            content: {
-                /**
-                 * @example {
-                 *       "success": false,
-                 *       "error": "Forbidden",
-                 *       "message": "Forbidden",
-                 *       "code": "QUOTA_EXCEEDED",
-                 *       "requestId": "3f2a0c4e-8d1b-4c5e-9a7f-2b6d1e0c9a55"
-                 *     }
-                 */
-                "application/json": components["schemas"]["ErrorBody"] & {
-                    /** @enum {string} */
-                    code?: "QUOTA_EXCEEDED";
-                };
-            };
-        };
-        /** @description Forbidden: `QUOTA_EXCEEDED`, `USERS_COLLECTION_RESERVED`. */
-        Error403_QUOTA_EXCEEDED_USERS_COLLECTION_RESERVED: {
-            headers: {
-                "x-request-id": components["headers"]["RequestId"];
-                [name: string]: unknown;
-            };
-            content: {
-                /**
-                 * @example {
-                 *       "success": false,
-                 *       "error": "Forbidden",
-                 *       "message": "Forbidden",
-                 *       "code": "QUOTA_EXCEEDED",
-                 *       "requestId": "3f2a0c4e-8d1b-4c5e-9a7f-2b6d1e0c9a55"
-                 *     }
-                 */
-                "application/json": components["schemas"]["ErrorBody"] & {
-                    /** @enum {string} */
-                    code?: "QUOTA_EXCEEDED" | "USERS_COLLECTION_RESERVED";
-                };
-            };
-        };
-        /** @description Forbidden: `USERS_COLLECTION_RESERVED`. */
-        Error403_USERS_COLLECTION_RESERVED: {
-            headers: {
-                "x-request-id": components["headers"]["RequestId"];
-                [name: string]: unknown;
-            };
-            content: {
-                /**
-                 * @example {
-                 *       "success": false,
-                 *       "error": "Forbidden",
-                 *       "message": "Forbidden",
-                 *       "code": "USERS_COLLECTION_RESERVED",
-                 *       "requestId": "3f2a0c4e-8d1b-4c5e-9a7f-2b6d1e0c9a55"
-                 *     }
-                 */
-                "application/json": components["schemas"]["ErrorBody"] & {
-                    /** @enum {string} */
-                    code?: "USERS_COLLECTION_RESERVED";
+                    code?: "ACCOUNT_NOT_FOUND";
                 };
             };
         };
@@ -1999,6 +2473,72 @@ export interface components {
                 };
             };
         };
+        /** @description Not found: `INVITATION_NOT_FOUND`. */
+        Error404_INVITATION_NOT_FOUND: {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "error": "Not found",
+                 *       "message": "Not found",
+                 *       "code": "INVITATION_NOT_FOUND",
+                 *       "requestId": "3f2a0c4e-8d1b-4c5e-9a7f-2b6d1e0c9a55"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorBody"] & {
+                    /** @enum {string} */
+                    code?: "INVITATION_NOT_FOUND";
+                };
+            };
+        };
+        /** @description Not found: `INVITATION_NOT_FOUND`, `PROJECT_NOT_FOUND`. */
+        Error404_INVITATION_NOT_FOUND_PROJECT_NOT_FOUND: {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "error": "Not found",
+                 *       "message": "Not found",
+                 *       "code": "INVITATION_NOT_FOUND",
+                 *       "requestId": "3f2a0c4e-8d1b-4c5e-9a7f-2b6d1e0c9a55"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorBody"] & {
+                    /** @enum {string} */
+                    code?: "INVITATION_NOT_FOUND" | "PROJECT_NOT_FOUND";
+                };
+            };
+        };
+        /** @description Not found: `MEMBER_NOT_FOUND`, `PROJECT_NOT_FOUND`. */
+        Error404_MEMBER_NOT_FOUND_PROJECT_NOT_FOUND: {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "error": "Not found",
+                 *       "message": "Not found",
+                 *       "code": "MEMBER_NOT_FOUND",
+                 *       "requestId": "3f2a0c4e-8d1b-4c5e-9a7f-2b6d1e0c9a55"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorBody"] & {
+                    /** @enum {string} */
+                    code?: "MEMBER_NOT_FOUND" | "PROJECT_NOT_FOUND";
+                };
+            };
+        };
         /** @description Not found: `PROJECT_NOT_FOUND`. */
         Error404_PROJECT_NOT_FOUND: {
             headers: {
@@ -2106,6 +2646,72 @@ export interface components {
                 "application/json": components["schemas"]["ErrorBody"] & {
                     /** @enum {string} */
                     code?: "USER_NOT_FOUND";
+                };
+            };
+        };
+        /** @description Error: `ALREADY_MEMBER`. */
+        Error409_ALREADY_MEMBER: {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "error": "Error",
+                 *       "message": "Error",
+                 *       "code": "ALREADY_MEMBER",
+                 *       "requestId": "3f2a0c4e-8d1b-4c5e-9a7f-2b6d1e0c9a55"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorBody"] & {
+                    /** @enum {string} */
+                    code?: "ALREADY_MEMBER";
+                };
+            };
+        };
+        /** @description Error: `EMAIL_TAKEN`. */
+        Error409_EMAIL_TAKEN: {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "error": "Error",
+                 *       "message": "Error",
+                 *       "code": "EMAIL_TAKEN",
+                 *       "requestId": "3f2a0c4e-8d1b-4c5e-9a7f-2b6d1e0c9a55"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorBody"] & {
+                    /** @enum {string} */
+                    code?: "EMAIL_TAKEN";
+                };
+            };
+        };
+        /** @description Error: `LAST_OWNER`. */
+        Error409_LAST_OWNER: {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "error": "Error",
+                 *       "message": "Error",
+                 *       "code": "LAST_OWNER",
+                 *       "requestId": "3f2a0c4e-8d1b-4c5e-9a7f-2b6d1e0c9a55"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorBody"] & {
+                    /** @enum {string} */
+                    code?: "LAST_OWNER";
                 };
             };
         };
@@ -2425,6 +3031,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401_ADMIN_TOKEN_REQUIRED"];
+            403: components["responses"]["Error403_CSRF_TOKEN_INVALID"];
             404: components["responses"]["Error404_PROJECT_NOT_FOUND"];
             429: components["responses"]["Error429_RATE_LIMITED"];
             500: components["responses"]["Error500_INTERNAL"];
@@ -3188,6 +3795,7 @@ export interface operations {
             };
             400: components["responses"]["Error400_VALIDATION_FAILED"];
             401: components["responses"]["Error401_ADMIN_TOKEN_REQUIRED"];
+            403: components["responses"]["Error403_CSRF_TOKEN_INVALID"];
             429: components["responses"]["Error429_RATE_LIMITED"];
             500: components["responses"]["Error500_INTERNAL"];
             502: components["responses"]["Error502_BAD_GATEWAY"];
@@ -3255,6 +3863,7 @@ export interface operations {
             };
             400: components["responses"]["Error400_MALFORMED_JSON_VALIDATION_FAILED"];
             401: components["responses"]["Error401_ADMIN_TOKEN_REQUIRED"];
+            403: components["responses"]["Error403_CSRF_TOKEN_INVALID_PLATFORM_ADMIN_REQUIRED"];
             413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
             429: components["responses"]["Error429_RATE_LIMITED"];
             500: components["responses"]["Error500_INTERNAL"];
@@ -3343,6 +3952,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401_ADMIN_TOKEN_REQUIRED"];
+            403: components["responses"]["Error403_CSRF_TOKEN_INVALID"];
             404: components["responses"]["Error404_PROJECT_NOT_FOUND"];
             429: components["responses"]["Error429_RATE_LIMITED"];
             500: components["responses"]["Error500_INTERNAL"];
@@ -3381,6 +3991,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401_ADMIN_TOKEN_REQUIRED"];
+            403: components["responses"]["Error403_CSRF_TOKEN_INVALID_INSUFFICIENT_ROLE"];
             404: components["responses"]["Error404_PROJECT_NOT_FOUND"];
             429: components["responses"]["Error429_RATE_LIMITED"];
             500: components["responses"]["Error500_INTERNAL"];
@@ -3467,6 +4078,7 @@ export interface operations {
             };
             400: components["responses"]["Error400_MALFORMED_JSON_VALIDATION_FAILED"];
             401: components["responses"]["Error401_ADMIN_TOKEN_REQUIRED"];
+            403: components["responses"]["Error403_CSRF_TOKEN_INVALID_INSUFFICIENT_ROLE"];
             404: components["responses"]["Error404_PROJECT_NOT_FOUND"];
             413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
             429: components["responses"]["Error429_RATE_LIMITED"];
@@ -3515,6 +4127,7 @@ export interface operations {
             };
             400: components["responses"]["Error400_MALFORMED_JSON_VALIDATION_FAILED"];
             401: components["responses"]["Error401_ADMIN_TOKEN_REQUIRED"];
+            403: components["responses"]["Error403_CSRF_TOKEN_INVALID_INSUFFICIENT_ROLE"];
             404: components["responses"]["Error404_PROJECT_NOT_FOUND"];
             413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
             429: components["responses"]["Error429_RATE_LIMITED"];
@@ -3531,7 +4144,7 @@ export interface operations {
                 limit?: string;
                 /** @description `nextCursor` of the previous page; empty or absent starts at the newest item. */
                 cursor?: string;
-                action?: "project.created" | "project.updated" | "project.deleted" | "project.key_rotated" | "collection.registered" | "collection.rls_disabled" | "collection.deleted" | "user.deleted" | "signing_key.rotated" | "document.created" | "document.updated" | "document.trashed" | "document.restored" | "file.uploaded" | "file.deleted" | "mail.test_sent";
+                action?: "project.created" | "project.updated" | "project.deleted" | "project.key_rotated" | "collection.registered" | "collection.rls_disabled" | "collection.deleted" | "user.deleted" | "signing_key.rotated" | "document.created" | "document.updated" | "document.trashed" | "document.restored" | "file.uploaded" | "file.deleted" | "mail.test_sent" | "member.invited" | "member.role_changed" | "member.removed" | "console_account.created" | "console_account.deleted";
             };
             header?: never;
             path: {
@@ -3559,9 +4172,14 @@ export interface operations {
                                 at: string;
                                 projectId: string | null;
                                 /** @enum {string} */
-                                action: "project.created" | "project.updated" | "project.deleted" | "project.key_rotated" | "collection.registered" | "collection.rls_disabled" | "collection.deleted" | "user.deleted" | "signing_key.rotated" | "document.created" | "document.updated" | "document.trashed" | "document.restored" | "file.uploaded" | "file.deleted" | "mail.test_sent";
+                                action: "project.created" | "project.updated" | "project.deleted" | "project.key_rotated" | "collection.registered" | "collection.rls_disabled" | "collection.deleted" | "user.deleted" | "signing_key.rotated" | "document.created" | "document.updated" | "document.trashed" | "document.restored" | "file.uploaded" | "file.deleted" | "mail.test_sent" | "member.invited" | "member.role_changed" | "member.removed" | "console_account.created" | "console_account.deleted";
                                 actor: {
-                                    type: string;
+                                    /** @enum {string} */
+                                    type: "platform-admin" | "console-account";
+                                    /** @description The console account (type `console-account`). */
+                                    id?: string;
+                                    /** @description The console account's email when it acted. */
+                                    email?: string;
                                 };
                                 target: {
                                     type: string;
@@ -3585,6 +4203,7 @@ export interface operations {
             };
             400: components["responses"]["Error400_VALIDATION_FAILED"];
             401: components["responses"]["Error401_ADMIN_TOKEN_REQUIRED"];
+            403: components["responses"]["Error403_CSRF_TOKEN_INVALID"];
             404: components["responses"]["Error404_PROJECT_NOT_FOUND"];
             429: components["responses"]["Error429_RATE_LIMITED"];
             500: components["responses"]["Error500_INTERNAL"];
@@ -3600,7 +4219,7 @@ export interface operations {
                 limit?: string;
                 /** @description `nextCursor` of the previous page; empty or absent starts at the newest item. */
                 cursor?: string;
-                action?: "project.created" | "project.updated" | "project.deleted" | "project.key_rotated" | "collection.registered" | "collection.rls_disabled" | "collection.deleted" | "user.deleted" | "signing_key.rotated" | "document.created" | "document.updated" | "document.trashed" | "document.restored" | "file.uploaded" | "file.deleted" | "mail.test_sent";
+                action?: "project.created" | "project.updated" | "project.deleted" | "project.key_rotated" | "collection.registered" | "collection.rls_disabled" | "collection.deleted" | "user.deleted" | "signing_key.rotated" | "document.created" | "document.updated" | "document.trashed" | "document.restored" | "file.uploaded" | "file.deleted" | "mail.test_sent" | "member.invited" | "member.role_changed" | "member.removed" | "console_account.created" | "console_account.deleted";
                 /** @description Only this project. */
                 projectId?: string;
             };
@@ -3627,9 +4246,14 @@ export interface operations {
                                 at: string;
                                 projectId: string | null;
                                 /** @enum {string} */
-                                action: "project.created" | "project.updated" | "project.deleted" | "project.key_rotated" | "collection.registered" | "collection.rls_disabled" | "collection.deleted" | "user.deleted" | "signing_key.rotated" | "document.created" | "document.updated" | "document.trashed" | "document.restored" | "file.uploaded" | "file.deleted" | "mail.test_sent";
+                                action: "project.created" | "project.updated" | "project.deleted" | "project.key_rotated" | "collection.registered" | "collection.rls_disabled" | "collection.deleted" | "user.deleted" | "signing_key.rotated" | "document.created" | "document.updated" | "document.trashed" | "document.restored" | "file.uploaded" | "file.deleted" | "mail.test_sent" | "member.invited" | "member.role_changed" | "member.removed" | "console_account.created" | "console_account.deleted";
                                 actor: {
-                                    type: string;
+                                    /** @enum {string} */
+                                    type: "platform-admin" | "console-account";
+                                    /** @description The console account (type `console-account`). */
+                                    id?: string;
+                                    /** @description The console account's email when it acted. */
+                                    email?: string;
                                 };
                                 target: {
                                     type: string;
@@ -3653,6 +4277,7 @@ export interface operations {
             };
             400: components["responses"]["Error400_VALIDATION_FAILED"];
             401: components["responses"]["Error401_ADMIN_TOKEN_REQUIRED"];
+            403: components["responses"]["Error403_CSRF_TOKEN_INVALID_PLATFORM_ADMIN_REQUIRED"];
             429: components["responses"]["Error429_RATE_LIMITED"];
             500: components["responses"]["Error500_INTERNAL"];
             502: components["responses"]["Error502_BAD_GATEWAY"];
@@ -3688,6 +4313,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401_ADMIN_TOKEN_REQUIRED"];
+            403: components["responses"]["Error403_CSRF_TOKEN_INVALID_PLATFORM_ADMIN_REQUIRED"];
             429: components["responses"]["Error429_RATE_LIMITED"];
             500: components["responses"]["Error500_INTERNAL"];
             502: components["responses"]["Error502_BAD_GATEWAY"];
@@ -3769,6 +4395,7 @@ export interface operations {
             };
             400: components["responses"]["Error400_VALIDATION_FAILED"];
             401: components["responses"]["Error401_ADMIN_TOKEN_REQUIRED"];
+            403: components["responses"]["Error403_CSRF_TOKEN_INVALID"];
             404: components["responses"]["Error404_PROJECT_NOT_FOUND"];
             429: components["responses"]["Error429_RATE_LIMITED"];
             500: components["responses"]["Error500_INTERNAL"];
@@ -3808,6 +4435,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401_ADMIN_TOKEN_REQUIRED"];
+            403: components["responses"]["Error403_CSRF_TOKEN_INVALID_INSUFFICIENT_ROLE"];
             404: components["responses"]["Error404_PROJECT_NOT_FOUND_USER_NOT_FOUND"];
             429: components["responses"]["Error429_RATE_LIMITED"];
             500: components["responses"]["Error500_INTERNAL"];
@@ -3848,6 +4476,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401_ADMIN_TOKEN_REQUIRED"];
+            403: components["responses"]["Error403_CSRF_TOKEN_INVALID"];
             404: components["responses"]["Error404_PROJECT_NOT_FOUND"];
             429: components["responses"]["Error429_RATE_LIMITED"];
             500: components["responses"]["Error500_INTERNAL"];
@@ -3907,8 +4536,963 @@ export interface operations {
             };
             400: components["responses"]["Error400_MALFORMED_JSON_VALIDATION_FAILED"];
             401: components["responses"]["Error401_ADMIN_TOKEN_REQUIRED"];
+            403: components["responses"]["Error403_CSRF_TOKEN_INVALID_INSUFFICIENT_ROLE"];
             404: components["responses"]["Error404_PROJECT_NOT_FOUND"];
             413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
+            429: components["responses"]["Error429_RATE_LIMITED"];
+            500: components["responses"]["Error500_INTERNAL"];
+            502: components["responses"]["Error502_BAD_GATEWAY"];
+            503: components["responses"]["Error503_SERVICE_UNAVAILABLE"];
+            504: components["responses"]["Error504_GATEWAY_TIMEOUT"];
+        };
+    };
+    consoleLogin: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "ops@example.com",
+                 *       "password": "correct horse battery"
+                 *     }
+                 */
+                "application/json": {
+                    email: string;
+                    password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Signed in. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "account": {
+                     *           "id": "665f1c2ab4d3e2f1a0b9c8f0",
+                     *           "email": "ops@example.com",
+                     *           "platformAdmin": false
+                     *         },
+                     *         "memberships": [
+                     *           {
+                     *             "projectId": "665f1c2ab4d3e2f1a0b9c8d7",
+                     *             "projectName": "My app",
+                     *             "role": "developer"
+                     *           }
+                     *         ],
+                     *         "csrfToken": "q3N0c2V0LWNzcmYtdG9rZW4tZXhhbXBsZS0xMjM0NTY",
+                     *         "expiresAt": "2025-01-05T18:00:00.000Z"
+                     *       },
+                     *       "message": "Signed in"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            account: {
+                                id: string;
+                                email: string;
+                                platformAdmin: boolean;
+                            };
+                            memberships: {
+                                projectId: string;
+                                projectName: string;
+                                /** @enum {string} */
+                                role: "viewer" | "developer" | "owner";
+                            }[];
+                            /** @description Send it as `x-csrf-token` on every state-changing request made with the cookie. */
+                            csrfToken: string;
+                            /** @description The session ends then (absolute; sign in again). */
+                            expiresAt: string;
+                        };
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["Error400_MALFORMED_JSON_VALIDATION_FAILED"];
+            401: components["responses"]["Error401_INVALID_CREDENTIALS"];
+            413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
+            429: components["responses"]["Error429_RATE_LIMITED"];
+            500: components["responses"]["Error500_INTERNAL"];
+            502: components["responses"]["Error502_BAD_GATEWAY"];
+            503: components["responses"]["Error503_SERVICE_UNAVAILABLE"];
+            504: components["responses"]["Error504_GATEWAY_TIMEOUT"];
+        };
+    };
+    getConsoleSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The session. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            account: {
+                                id: string;
+                                email: string;
+                                platformAdmin: boolean;
+                            };
+                            memberships: {
+                                projectId: string;
+                                projectName: string;
+                                /** @enum {string} */
+                                role: "viewer" | "developer" | "owner";
+                            }[];
+                            /** @description Send it as `x-csrf-token` on every state-changing request made with the cookie. */
+                            csrfToken: string;
+                            /** @description The session ends then (absolute; sign in again). */
+                            expiresAt: string;
+                        };
+                        message: string;
+                    };
+                };
+            };
+            401: components["responses"]["Error401_CONSOLE_SESSION_REQUIRED"];
+            429: components["responses"]["Error429_RATE_LIMITED"];
+            500: components["responses"]["Error500_INTERNAL"];
+            502: components["responses"]["Error502_BAD_GATEWAY"];
+            503: components["responses"]["Error503_SERVICE_UNAVAILABLE"];
+            504: components["responses"]["Error504_GATEWAY_TIMEOUT"];
+        };
+    };
+    consoleLogout: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The session's `csrfToken`. */
+                "x-csrf-token": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Signed out. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: Record<string, never>;
+                        message: string;
+                    };
+                };
+            };
+            401: components["responses"]["Error401_CONSOLE_SESSION_REQUIRED"];
+            403: components["responses"]["Error403_CSRF_TOKEN_INVALID"];
+            429: components["responses"]["Error429_RATE_LIMITED"];
+            500: components["responses"]["Error500_INTERNAL"];
+            502: components["responses"]["Error502_BAD_GATEWAY"];
+            503: components["responses"]["Error503_SERVICE_UNAVAILABLE"];
+            504: components["responses"]["Error504_GATEWAY_TIMEOUT"];
+        };
+    };
+    changeConsolePassword: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The session's `csrfToken`. */
+                "x-csrf-token": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    currentPassword: string;
+                    newPassword: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Changed. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            revokedSessions: number;
+                        };
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["Error400_INVALID_CURRENT_PASSWORD_MALFORMED_JSON_VALIDATION_FAILED"];
+            401: components["responses"]["Error401_CONSOLE_SESSION_REQUIRED"];
+            403: components["responses"]["Error403_CSRF_TOKEN_INVALID"];
+            413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
+            429: components["responses"]["Error429_RATE_LIMITED"];
+            500: components["responses"]["Error500_INTERNAL"];
+            502: components["responses"]["Error502_BAD_GATEWAY"];
+            503: components["responses"]["Error503_SERVICE_UNAVAILABLE"];
+            504: components["responses"]["Error504_GATEWAY_TIMEOUT"];
+        };
+    };
+    requestConsolePasswordReset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "ops@example.com"
+                 *     }
+                 */
+                "application/json": {
+                    email: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted. */
+            202: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: Record<string, never>;
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["Error400_MALFORMED_JSON_VALIDATION_FAILED"];
+            413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
+            429: components["responses"]["Error429_RATE_LIMITED"];
+            500: components["responses"]["Error500_INTERNAL"];
+            502: components["responses"]["Error502_BAD_GATEWAY"];
+            503: components["responses"]["Error503_SERVICE_UNAVAILABLE"];
+            504: components["responses"]["Error504_GATEWAY_TIMEOUT"];
+        };
+    };
+    resetConsolePassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    token: string;
+                    newPassword: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Reset. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: Record<string, never>;
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["Error400_INVALID_CODE_MALFORMED_JSON_VALIDATION_FAILED"];
+            413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
+            429: components["responses"]["Error429_RATE_LIMITED"];
+            500: components["responses"]["Error500_INTERNAL"];
+            502: components["responses"]["Error502_BAD_GATEWAY"];
+            503: components["responses"]["Error503_SERVICE_UNAVAILABLE"];
+            504: components["responses"]["Error504_GATEWAY_TIMEOUT"];
+        };
+    };
+    inspectConsoleInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    token: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The invitation. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            email: string;
+                            projectId: string;
+                            projectName: string;
+                            /** @enum {string} */
+                            role: "viewer" | "developer" | "owner";
+                            /** @description True: accepting signs in to that account; false: a password creates one. */
+                            accountExists: boolean;
+                            /** @description ISO-8601 date-time */
+                            expiresAt: string;
+                        };
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["Error400_MALFORMED_JSON_VALIDATION_FAILED"];
+            404: components["responses"]["Error404_INVITATION_NOT_FOUND"];
+            413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
+            429: components["responses"]["Error429_RATE_LIMITED"];
+            500: components["responses"]["Error500_INTERNAL"];
+            502: components["responses"]["Error502_BAD_GATEWAY"];
+            503: components["responses"]["Error503_SERVICE_UNAVAILABLE"];
+            504: components["responses"]["Error504_GATEWAY_TIMEOUT"];
+        };
+    };
+    acceptConsoleInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    token: string;
+                    /** @description Required when no console account has the invited email (it creates one). */
+                    password?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Signed in. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "account": {
+                     *           "id": "665f1c2ab4d3e2f1a0b9c8f0",
+                     *           "email": "ops@example.com",
+                     *           "platformAdmin": false
+                     *         },
+                     *         "memberships": [
+                     *           {
+                     *             "projectId": "665f1c2ab4d3e2f1a0b9c8d7",
+                     *             "projectName": "My app",
+                     *             "role": "developer"
+                     *           }
+                     *         ],
+                     *         "csrfToken": "q3N0c2V0LWNzcmYtdG9rZW4tZXhhbXBsZS0xMjM0NTY",
+                     *         "expiresAt": "2025-01-05T18:00:00.000Z"
+                     *       },
+                     *       "message": "Signed in"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            account: {
+                                id: string;
+                                email: string;
+                                platformAdmin: boolean;
+                            };
+                            memberships: {
+                                projectId: string;
+                                projectName: string;
+                                /** @enum {string} */
+                                role: "viewer" | "developer" | "owner";
+                            }[];
+                            /** @description Send it as `x-csrf-token` on every state-changing request made with the cookie. */
+                            csrfToken: string;
+                            /** @description The session ends then (absolute; sign in again). */
+                            expiresAt: string;
+                        };
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["Error400_MALFORMED_JSON_VALIDATION_FAILED"];
+            404: components["responses"]["Error404_INVITATION_NOT_FOUND"];
+            409: components["responses"]["Error409_LAST_OWNER"];
+            413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
+            429: components["responses"]["Error429_RATE_LIMITED"];
+            500: components["responses"]["Error500_INTERNAL"];
+            502: components["responses"]["Error502_BAD_GATEWAY"];
+            503: components["responses"]["Error503_SERVICE_UNAVAILABLE"];
+            504: components["responses"]["Error504_GATEWAY_TIMEOUT"];
+        };
+    };
+    listConsoleAccounts: {
+        parameters: {
+            query?: {
+                /** @description Page size: a positive integer, 20 when absent, clamped to 100. */
+                limit?: string;
+                /** @description `nextCursor` of the previous page; empty or absent starts at the newest item. */
+                cursor?: string;
+                /** @description Only accounts whose email contains this text (case-insensitive). */
+                search?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of accounts. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            items: {
+                                id: string;
+                                email: string;
+                                platformAdmin: boolean;
+                                /** @description ISO-8601 date-time */
+                                createdAt: string;
+                                memberships: {
+                                    projectId: string;
+                                    /** @enum {string} */
+                                    role: "viewer" | "developer" | "owner";
+                                }[];
+                            }[];
+                            /** @description The cursor this page was asked with (empty for the first). */
+                            cursor: string;
+                            /** @description Opaque; null on the last page. */
+                            nextCursor: string | null;
+                            limit: number;
+                        };
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["Error400_VALIDATION_FAILED"];
+            401: components["responses"]["Error401_ADMIN_TOKEN_REQUIRED"];
+            403: components["responses"]["Error403_CSRF_TOKEN_INVALID_PLATFORM_ADMIN_REQUIRED"];
+            429: components["responses"]["Error429_RATE_LIMITED"];
+            500: components["responses"]["Error500_INTERNAL"];
+            502: components["responses"]["Error502_BAD_GATEWAY"];
+            503: components["responses"]["Error503_SERVICE_UNAVAILABLE"];
+            504: components["responses"]["Error504_GATEWAY_TIMEOUT"];
+        };
+    };
+    createConsoleAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "ops@example.com",
+                 *       "password": "correct horse battery",
+                 *       "platformAdmin": false
+                 *     }
+                 */
+                "application/json": {
+                    email: string;
+                    password: string;
+                    platformAdmin?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            id: string;
+                            email: string;
+                            platformAdmin: boolean;
+                            /** @description ISO-8601 date-time */
+                            createdAt: string;
+                            memberships: {
+                                projectId: string;
+                                /** @enum {string} */
+                                role: "viewer" | "developer" | "owner";
+                            }[];
+                        };
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["Error400_MALFORMED_JSON_VALIDATION_FAILED"];
+            401: components["responses"]["Error401_ADMIN_TOKEN_REQUIRED"];
+            403: components["responses"]["Error403_CSRF_TOKEN_INVALID_PLATFORM_ADMIN_REQUIRED"];
+            409: components["responses"]["Error409_EMAIL_TAKEN"];
+            413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
+            429: components["responses"]["Error429_RATE_LIMITED"];
+            500: components["responses"]["Error500_INTERNAL"];
+            502: components["responses"]["Error502_BAD_GATEWAY"];
+            503: components["responses"]["Error503_SERVICE_UNAVAILABLE"];
+            504: components["responses"]["Error504_GATEWAY_TIMEOUT"];
+        };
+    };
+    deleteConsoleAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The console account id (24 hex). */
+                accountId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            id: string;
+                        };
+                        message: string;
+                    };
+                };
+            };
+            401: components["responses"]["Error401_ADMIN_TOKEN_REQUIRED"];
+            403: components["responses"]["Error403_CSRF_TOKEN_INVALID_PLATFORM_ADMIN_REQUIRED"];
+            404: components["responses"]["Error404_ACCOUNT_NOT_FOUND"];
+            429: components["responses"]["Error429_RATE_LIMITED"];
+            500: components["responses"]["Error500_INTERNAL"];
+            502: components["responses"]["Error502_BAD_GATEWAY"];
+            503: components["responses"]["Error503_SERVICE_UNAVAILABLE"];
+            504: components["responses"]["Error504_GATEWAY_TIMEOUT"];
+        };
+    };
+    updateConsoleAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The console account id (24 hex). */
+                accountId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "platformAdmin": true
+                 *     }
+                 */
+                "application/json": {
+                    platformAdmin: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The account. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            id: string;
+                            email: string;
+                            platformAdmin: boolean;
+                            /** @description ISO-8601 date-time */
+                            createdAt: string;
+                            memberships: {
+                                projectId: string;
+                                /** @enum {string} */
+                                role: "viewer" | "developer" | "owner";
+                            }[];
+                        };
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["Error400_MALFORMED_JSON_VALIDATION_FAILED"];
+            401: components["responses"]["Error401_ADMIN_TOKEN_REQUIRED"];
+            403: components["responses"]["Error403_CSRF_TOKEN_INVALID_PLATFORM_ADMIN_REQUIRED"];
+            404: components["responses"]["Error404_ACCOUNT_NOT_FOUND"];
+            413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
+            429: components["responses"]["Error429_RATE_LIMITED"];
+            500: components["responses"]["Error500_INTERNAL"];
+            502: components["responses"]["Error502_BAD_GATEWAY"];
+            503: components["responses"]["Error503_SERVICE_UNAVAILABLE"];
+            504: components["responses"]["Error504_GATEWAY_TIMEOUT"];
+        };
+    };
+    revokeConsoleAccountSessions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The console account id (24 hex). */
+                accountId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description How many sessions ended. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            revoked: number;
+                        };
+                        message: string;
+                    };
+                };
+            };
+            401: components["responses"]["Error401_ADMIN_TOKEN_REQUIRED"];
+            403: components["responses"]["Error403_CSRF_TOKEN_INVALID_PLATFORM_ADMIN_REQUIRED"];
+            404: components["responses"]["Error404_ACCOUNT_NOT_FOUND"];
+            429: components["responses"]["Error429_RATE_LIMITED"];
+            500: components["responses"]["Error500_INTERNAL"];
+            502: components["responses"]["Error502_BAD_GATEWAY"];
+            503: components["responses"]["Error503_SERVICE_UNAVAILABLE"];
+            504: components["responses"]["Error504_GATEWAY_TIMEOUT"];
+        };
+    };
+    listProjectMembers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The project id (24 hex). */
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Members (oldest first) and invitations not yet accepted or expired (newest first). */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            members: {
+                                accountId: string;
+                                email: string;
+                                /** @enum {string} */
+                                role: "viewer" | "developer" | "owner";
+                                /** @description ISO-8601 date-time */
+                                createdAt: string;
+                            }[];
+                            invitations: {
+                                id: string;
+                                email: string;
+                                /** @enum {string} */
+                                role: "viewer" | "developer" | "owner";
+                                /** @description ISO-8601 date-time */
+                                createdAt: string;
+                                /** @description ISO-8601 date-time */
+                                expiresAt: string;
+                            }[];
+                        };
+                        message: string;
+                    };
+                };
+            };
+            401: components["responses"]["Error401_ADMIN_TOKEN_REQUIRED"];
+            403: components["responses"]["Error403_CSRF_TOKEN_INVALID_INSUFFICIENT_ROLE"];
+            404: components["responses"]["Error404_PROJECT_NOT_FOUND"];
+            429: components["responses"]["Error429_RATE_LIMITED"];
+            500: components["responses"]["Error500_INTERNAL"];
+            502: components["responses"]["Error502_BAD_GATEWAY"];
+            503: components["responses"]["Error503_SERVICE_UNAVAILABLE"];
+            504: components["responses"]["Error504_GATEWAY_TIMEOUT"];
+        };
+    };
+    inviteProjectMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The project id (24 hex). */
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "dev@example.com",
+                 *       "role": "developer"
+                 *     }
+                 */
+                "application/json": {
+                    email: string;
+                    /** @enum {string} */
+                    role: "viewer" | "developer" | "owner";
+                };
+            };
+        };
+        responses: {
+            /** @description The invitation. */
+            201: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            id: string;
+                            email: string;
+                            /** @enum {string} */
+                            role: "viewer" | "developer" | "owner";
+                            /** @description ISO-8601 date-time */
+                            createdAt: string;
+                            /** @description ISO-8601 date-time */
+                            expiresAt: string;
+                        };
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["Error400_MALFORMED_JSON_VALIDATION_FAILED"];
+            401: components["responses"]["Error401_ADMIN_TOKEN_REQUIRED"];
+            403: components["responses"]["Error403_CSRF_TOKEN_INVALID_INSUFFICIENT_ROLE"];
+            404: components["responses"]["Error404_PROJECT_NOT_FOUND"];
+            409: components["responses"]["Error409_ALREADY_MEMBER"];
+            413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
+            429: components["responses"]["Error429_RATE_LIMITED"];
+            500: components["responses"]["Error500_INTERNAL"];
+            502: components["responses"]["Error502_BAD_GATEWAY"];
+            503: components["responses"]["Error503_SERVICE_UNAVAILABLE"];
+            504: components["responses"]["Error504_GATEWAY_TIMEOUT"];
+        };
+    };
+    removeProjectMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The project id (24 hex). */
+                projectId: string;
+                /** @description The console account id (24 hex). */
+                accountId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            accountId: string;
+                        };
+                        message: string;
+                    };
+                };
+            };
+            401: components["responses"]["Error401_ADMIN_TOKEN_REQUIRED"];
+            403: components["responses"]["Error403_CSRF_TOKEN_INVALID_INSUFFICIENT_ROLE"];
+            404: components["responses"]["Error404_MEMBER_NOT_FOUND_PROJECT_NOT_FOUND"];
+            409: components["responses"]["Error409_LAST_OWNER"];
+            429: components["responses"]["Error429_RATE_LIMITED"];
+            500: components["responses"]["Error500_INTERNAL"];
+            502: components["responses"]["Error502_BAD_GATEWAY"];
+            503: components["responses"]["Error503_SERVICE_UNAVAILABLE"];
+            504: components["responses"]["Error504_GATEWAY_TIMEOUT"];
+        };
+    };
+    changeProjectMemberRole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The project id (24 hex). */
+                projectId: string;
+                /** @description The console account id (24 hex). */
+                accountId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "role": "viewer"
+                 *     }
+                 */
+                "application/json": {
+                    /** @enum {string} */
+                    role: "viewer" | "developer" | "owner";
+                };
+            };
+        };
+        responses: {
+            /** @description The member. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            accountId: string;
+                            email: string;
+                            /** @enum {string} */
+                            role: "viewer" | "developer" | "owner";
+                            /** @description ISO-8601 date-time */
+                            createdAt: string;
+                        };
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["Error400_MALFORMED_JSON_VALIDATION_FAILED"];
+            401: components["responses"]["Error401_ADMIN_TOKEN_REQUIRED"];
+            403: components["responses"]["Error403_CSRF_TOKEN_INVALID_INSUFFICIENT_ROLE"];
+            404: components["responses"]["Error404_MEMBER_NOT_FOUND_PROJECT_NOT_FOUND"];
+            409: components["responses"]["Error409_LAST_OWNER"];
+            413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
+            429: components["responses"]["Error429_RATE_LIMITED"];
+            500: components["responses"]["Error500_INTERNAL"];
+            502: components["responses"]["Error502_BAD_GATEWAY"];
+            503: components["responses"]["Error503_SERVICE_UNAVAILABLE"];
+            504: components["responses"]["Error504_GATEWAY_TIMEOUT"];
+        };
+    };
+    cancelProjectInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The project id (24 hex). */
+                projectId: string;
+                /** @description The invitation id (24 hex). */
+                invitationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Cancelled. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            id: string;
+                        };
+                        message: string;
+                    };
+                };
+            };
+            401: components["responses"]["Error401_ADMIN_TOKEN_REQUIRED"];
+            403: components["responses"]["Error403_CSRF_TOKEN_INVALID_INSUFFICIENT_ROLE"];
+            404: components["responses"]["Error404_INVITATION_NOT_FOUND_PROJECT_NOT_FOUND"];
             429: components["responses"]["Error429_RATE_LIMITED"];
             500: components["responses"]["Error500_INTERNAL"];
             502: components["responses"]["Error502_BAD_GATEWAY"];
@@ -4501,7 +6085,7 @@ export interface operations {
             };
             400: components["responses"]["Error400_CURSOR_MISMATCH_INVALID_CURSOR_UNSUPPORTED_REGEX_VALIDATION_FAILED"];
             401: components["responses"]["Error401_ADMIN_TOKEN_REQUIRED"];
-            403: components["responses"]["Error403_USERS_COLLECTION_RESERVED"];
+            403: components["responses"]["Error403_CSRF_TOKEN_INVALID_USERS_COLLECTION_RESERVED"];
             404: components["responses"]["Error404_COLLECTION_NOT_FOUND_PROJECT_NOT_FOUND"];
             429: components["responses"]["Error429_RATE_LIMITED"];
             500: components["responses"]["Error500_INTERNAL"];
@@ -4572,7 +6156,7 @@ export interface operations {
             };
             400: components["responses"]["Error400_DUPLICATE_VALUE_INVALID_BODY_MALFORMED_JSON_VALIDATION_FAILED"];
             401: components["responses"]["Error401_ADMIN_TOKEN_REQUIRED"];
-            403: components["responses"]["Error403_QUOTA_EXCEEDED_USERS_COLLECTION_RESERVED"];
+            403: components["responses"]["Error403_CSRF_TOKEN_INVALID_INSUFFICIENT_ROLE_QUOTA_EXCEEDED_USERS_COLLECTION_RESERVED"];
             404: components["responses"]["Error404_COLLECTION_NOT_FOUND_PROJECT_NOT_FOUND"];
             413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
             429: components["responses"]["Error429_RATE_LIMITED"];
@@ -4634,7 +6218,7 @@ export interface operations {
             };
             400: components["responses"]["Error400_VALIDATION_FAILED"];
             401: components["responses"]["Error401_ADMIN_TOKEN_REQUIRED"];
-            403: components["responses"]["Error403_USERS_COLLECTION_RESERVED"];
+            403: components["responses"]["Error403_CSRF_TOKEN_INVALID_USERS_COLLECTION_RESERVED"];
             404: components["responses"]["Error404_COLLECTION_NOT_FOUND_DOCUMENT_NOT_FOUND_PROJECT_NOT_FOUND"];
             429: components["responses"]["Error429_RATE_LIMITED"];
             500: components["responses"]["Error500_INTERNAL"];
@@ -4697,7 +6281,7 @@ export interface operations {
             };
             400: components["responses"]["Error400_DUPLICATE_VALUE_INVALID_BODY_MALFORMED_JSON_VALIDATION_FAILED"];
             401: components["responses"]["Error401_ADMIN_TOKEN_REQUIRED"];
-            403: components["responses"]["Error403_OWNER_FIELD_IMMUTABLE_USERS_COLLECTION_RESERVED"];
+            403: components["responses"]["Error403_CSRF_TOKEN_INVALID_INSUFFICIENT_ROLE_OWNER_FIELD_IMMUTABLE_USERS_COLLECTION_RESERVED"];
             404: components["responses"]["Error404_COLLECTION_NOT_FOUND_DOCUMENT_NOT_FOUND_PROJECT_NOT_FOUND"];
             413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
             429: components["responses"]["Error429_RATE_LIMITED"];
@@ -4741,7 +6325,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401_ADMIN_TOKEN_REQUIRED"];
-            403: components["responses"]["Error403_USERS_COLLECTION_RESERVED"];
+            403: components["responses"]["Error403_CSRF_TOKEN_INVALID_INSUFFICIENT_ROLE_USERS_COLLECTION_RESERVED"];
             404: components["responses"]["Error404_COLLECTION_NOT_FOUND_DOCUMENT_NOT_FOUND_PROJECT_NOT_FOUND"];
             429: components["responses"]["Error429_RATE_LIMITED"];
             500: components["responses"]["Error500_INTERNAL"];
@@ -4804,7 +6388,7 @@ export interface operations {
             };
             400: components["responses"]["Error400_DUPLICATE_VALUE_INVALID_BODY_MALFORMED_JSON_VALIDATION_FAILED"];
             401: components["responses"]["Error401_ADMIN_TOKEN_REQUIRED"];
-            403: components["responses"]["Error403_OWNER_FIELD_IMMUTABLE_USERS_COLLECTION_RESERVED"];
+            403: components["responses"]["Error403_CSRF_TOKEN_INVALID_INSUFFICIENT_ROLE_OWNER_FIELD_IMMUTABLE_USERS_COLLECTION_RESERVED"];
             404: components["responses"]["Error404_COLLECTION_NOT_FOUND_DOCUMENT_NOT_FOUND_PROJECT_NOT_FOUND"];
             413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
             429: components["responses"]["Error429_RATE_LIMITED"];
@@ -4856,7 +6440,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401_ADMIN_TOKEN_REQUIRED"];
-            403: components["responses"]["Error403_USERS_COLLECTION_RESERVED"];
+            403: components["responses"]["Error403_CSRF_TOKEN_INVALID_INSUFFICIENT_ROLE_USERS_COLLECTION_RESERVED"];
             404: components["responses"]["Error404_COLLECTION_NOT_FOUND_DOCUMENT_NOT_FOUND_PROJECT_NOT_FOUND"];
             429: components["responses"]["Error429_RATE_LIMITED"];
             500: components["responses"]["Error500_INTERNAL"];
@@ -4907,6 +6491,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401_ADMIN_TOKEN_REQUIRED"];
+            403: components["responses"]["Error403_CSRF_TOKEN_INVALID"];
             404: components["responses"]["Error404_PROJECT_NOT_FOUND"];
             429: components["responses"]["Error429_RATE_LIMITED"];
             500: components["responses"]["Error500_INTERNAL"];
@@ -4958,6 +6543,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401_ADMIN_TOKEN_REQUIRED"];
+            403: components["responses"]["Error403_CSRF_TOKEN_INVALID"];
             404: components["responses"]["Error404_COLLECTION_NOT_FOUND_PROJECT_NOT_FOUND"];
             429: components["responses"]["Error429_RATE_LIMITED"];
             500: components["responses"]["Error500_INTERNAL"];
@@ -5075,6 +6661,7 @@ export interface operations {
             };
             400: components["responses"]["Error400_DUPLICATE_VALUE_MALFORMED_JSON_VALIDATION_FAILED"];
             401: components["responses"]["Error401_ADMIN_TOKEN_REQUIRED"];
+            403: components["responses"]["Error403_CSRF_TOKEN_INVALID_INSUFFICIENT_ROLE"];
             404: components["responses"]["Error404_PROJECT_NOT_FOUND"];
             413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
             429: components["responses"]["Error429_RATE_LIMITED"];
@@ -5115,6 +6702,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401_ADMIN_TOKEN_REQUIRED"];
+            403: components["responses"]["Error403_CSRF_TOKEN_INVALID_INSUFFICIENT_ROLE"];
             404: components["responses"]["Error404_COLLECTION_NOT_FOUND_PROJECT_NOT_FOUND"];
             429: components["responses"]["Error429_RATE_LIMITED"];
             500: components["responses"]["Error500_INTERNAL"];
@@ -5164,6 +6752,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401_ADMIN_TOKEN_REQUIRED"];
+            403: components["responses"]["Error403_CSRF_TOKEN_INVALID"];
             404: components["responses"]["Error404_PROJECT_NOT_FOUND"];
             429: components["responses"]["Error429_RATE_LIMITED"];
             500: components["responses"]["Error500_INTERNAL"];
@@ -5343,6 +6932,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401_ADMIN_TOKEN_REQUIRED"];
+            403: components["responses"]["Error403_CSRF_TOKEN_INVALID"];
             404: components["responses"]["Error404_PROJECT_NOT_FOUND"];
             429: components["responses"]["Error429_RATE_LIMITED"];
             500: components["responses"]["Error500_INTERNAL"];
@@ -5426,6 +7016,7 @@ export interface operations {
             };
             400: components["responses"]["Error400_VALIDATION_FAILED"];
             401: components["responses"]["Error401_ADMIN_TOKEN_REQUIRED"];
+            403: components["responses"]["Error403_CSRF_TOKEN_INVALID"];
             404: components["responses"]["Error404_PROJECT_NOT_FOUND"];
             429: components["responses"]["Error429_RATE_LIMITED"];
             500: components["responses"]["Error500_INTERNAL"];
@@ -5481,7 +7072,7 @@ export interface operations {
             };
             400: components["responses"]["Error400_FILE_REQUIRED_MALFORMED_MULTIPART_UPLOAD_ABORTED"];
             401: components["responses"]["Error401_ADMIN_TOKEN_REQUIRED"];
-            403: components["responses"]["Error403_QUOTA_EXCEEDED"];
+            403: components["responses"]["Error403_CSRF_TOKEN_INVALID_INSUFFICIENT_ROLE_QUOTA_EXCEEDED"];
             404: components["responses"]["Error404_PROJECT_NOT_FOUND"];
             413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
             429: components["responses"]["Error429_RATE_LIMITED"];
@@ -5524,6 +7115,7 @@ export interface operations {
             };
             400: components["responses"]["Error400_INVALID_PATH"];
             401: components["responses"]["Error401_ADMIN_TOKEN_REQUIRED"];
+            403: components["responses"]["Error403_CSRF_TOKEN_INVALID_INSUFFICIENT_ROLE"];
             404: components["responses"]["Error404_FILE_NOT_FOUND_PROJECT_NOT_FOUND"];
             429: components["responses"]["Error429_RATE_LIMITED"];
             500: components["responses"]["Error500_INTERNAL"];
@@ -5635,6 +7227,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401_ADMIN_TOKEN_REQUIRED"];
+            403: components["responses"]["Error403_CSRF_TOKEN_INVALID"];
             404: components["responses"]["Error404_PROJECT_NOT_FOUND"];
             429: components["responses"]["Error429_RATE_LIMITED"];
             500: components["responses"]["Error500_INTERNAL"];
@@ -5685,6 +7278,7 @@ export interface operations {
             };
             400: components["responses"]["Error400_VALIDATION_FAILED"];
             401: components["responses"]["Error401_ADMIN_TOKEN_REQUIRED"];
+            403: components["responses"]["Error403_CSRF_TOKEN_INVALID"];
             404: components["responses"]["Error404_PROJECT_NOT_FOUND_TEMPLATE_NOT_FOUND"];
             429: components["responses"]["Error429_RATE_LIMITED"];
             500: components["responses"]["Error500_INTERNAL"];
@@ -5778,6 +7372,7 @@ export interface operations {
             };
             400: components["responses"]["Error400_EMPTY_BODY_INVALID_MJML_INVALID_TEMPLATE_MALFORMED_JSON_TEMPLATE_TOO_COMPLEX_VALIDATION_FAILED"];
             401: components["responses"]["Error401_ADMIN_TOKEN_REQUIRED"];
+            403: components["responses"]["Error403_CSRF_TOKEN_INVALID_INSUFFICIENT_ROLE"];
             404: components["responses"]["Error404_PROJECT_NOT_FOUND"];
             413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
             429: components["responses"]["Error429_RATE_LIMITED"];
@@ -5821,6 +7416,7 @@ export interface operations {
             };
             400: components["responses"]["Error400_VALIDATION_FAILED"];
             401: components["responses"]["Error401_ADMIN_TOKEN_REQUIRED"];
+            403: components["responses"]["Error403_CSRF_TOKEN_INVALID_INSUFFICIENT_ROLE"];
             404: components["responses"]["Error404_PROJECT_NOT_FOUND_TEMPLATE_NOT_FOUND"];
             429: components["responses"]["Error429_RATE_LIMITED"];
             500: components["responses"]["Error500_INTERNAL"];
@@ -5908,6 +7504,7 @@ export interface operations {
             };
             400: components["responses"]["Error400_VALIDATION_FAILED"];
             401: components["responses"]["Error401_ADMIN_TOKEN_REQUIRED"];
+            403: components["responses"]["Error403_CSRF_TOKEN_INVALID"];
             404: components["responses"]["Error404_PROJECT_NOT_FOUND"];
             429: components["responses"]["Error429_RATE_LIMITED"];
             500: components["responses"]["Error500_INTERNAL"];
@@ -5970,6 +7567,7 @@ export interface operations {
             };
             400: components["responses"]["Error400_EMPTY_BODY_EMPTY_SUBJECT_INVALID_MJML_INVALID_TEMPLATE_MALFORMED_JSON_TEMPLATE_TOO_COMPLEX_VALIDATION_FAILED"];
             401: components["responses"]["Error401_ADMIN_TOKEN_REQUIRED"];
+            403: components["responses"]["Error403_CSRF_TOKEN_INVALID_INSUFFICIENT_ROLE"];
             404: components["responses"]["Error404_PROJECT_NOT_FOUND"];
             413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
             429: components["responses"]["Error429_RATE_LIMITED"];
@@ -6032,6 +7630,7 @@ export interface operations {
             };
             400: components["responses"]["Error400_EMPTY_BODY_EMPTY_SUBJECT_MALFORMED_JSON_RECIPIENT_REJECTED_TEMPLATE_TOO_COMPLEX_VALIDATION_FAILED"];
             401: components["responses"]["Error401_ADMIN_TOKEN_REQUIRED"];
+            403: components["responses"]["Error403_CSRF_TOKEN_INVALID_INSUFFICIENT_ROLE"];
             404: components["responses"]["Error404_PROJECT_NOT_FOUND_TEMPLATE_NOT_FOUND"];
             413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
             429: components["responses"]["Error429_MAIL_LIMIT_EXCEEDED_RATE_LIMITED"];
@@ -6077,6 +7676,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401_ADMIN_TOKEN_REQUIRED"];
+            403: components["responses"]["Error403_CSRF_TOKEN_INVALID_PLATFORM_ADMIN_REQUIRED"];
             429: components["responses"]["Error429_RATE_LIMITED"];
             500: components["responses"]["Error500_INTERNAL"];
             502: components["responses"]["Error502_BAD_GATEWAY"];
@@ -6124,6 +7724,7 @@ export interface operations {
             };
             400: components["responses"]["Error400_VALIDATION_FAILED"];
             401: components["responses"]["Error401_ADMIN_TOKEN_REQUIRED"];
+            403: components["responses"]["Error403_CSRF_TOKEN_INVALID_PLATFORM_ADMIN_REQUIRED"];
             404: components["responses"]["Error404_TEMPLATE_NOT_FOUND"];
             429: components["responses"]["Error429_RATE_LIMITED"];
             500: components["responses"]["Error500_INTERNAL"];
@@ -6215,6 +7816,7 @@ export interface operations {
             };
             400: components["responses"]["Error400_EMPTY_BODY_INVALID_MJML_INVALID_TEMPLATE_MALFORMED_JSON_TEMPLATE_TOO_COMPLEX_VALIDATION_FAILED"];
             401: components["responses"]["Error401_ADMIN_TOKEN_REQUIRED"];
+            403: components["responses"]["Error403_CSRF_TOKEN_INVALID_PLATFORM_ADMIN_REQUIRED"];
             413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
             429: components["responses"]["Error429_RATE_LIMITED"];
             500: components["responses"]["Error500_INTERNAL"];
@@ -6255,7 +7857,152 @@ export interface operations {
             };
             400: components["responses"]["Error400_VALIDATION_FAILED"];
             401: components["responses"]["Error401_ADMIN_TOKEN_REQUIRED"];
+            403: components["responses"]["Error403_CSRF_TOKEN_INVALID_PLATFORM_ADMIN_REQUIRED"];
             404: components["responses"]["Error404_TEMPLATE_NOT_FOUND"];
+            429: components["responses"]["Error429_RATE_LIMITED"];
+            500: components["responses"]["Error500_INTERNAL"];
+            502: components["responses"]["Error502_BAD_GATEWAY"];
+            503: components["responses"]["Error503_SERVICE_UNAVAILABLE"];
+            504: components["responses"]["Error504_GATEWAY_TIMEOUT"];
+        };
+    };
+    previewGlobalMailTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "subject": "Welcome, {{name}}",
+                 *       "mjml": "<mjml><mj-body><mj-section><mj-column><mj-text>Hello {{name}}</mj-text></mj-column></mj-section></mj-body></mjml>",
+                 *       "variables": {
+                 *         "name": "Ada"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    subject: string;
+                    html?: string;
+                    text?: string;
+                    mjml?: string;
+                    variables?: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description The rendered mail. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            subject: string;
+                            html: string | null;
+                            text: string | null;
+                        };
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["Error400_EMPTY_BODY_EMPTY_SUBJECT_INVALID_MJML_INVALID_TEMPLATE_MALFORMED_JSON_TEMPLATE_TOO_COMPLEX_VALIDATION_FAILED"];
+            401: components["responses"]["Error401_ADMIN_TOKEN_REQUIRED"];
+            403: components["responses"]["Error403_CSRF_TOKEN_INVALID_PLATFORM_ADMIN_REQUIRED"];
+            413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
+            429: components["responses"]["Error429_RATE_LIMITED"];
+            500: components["responses"]["Error500_INTERNAL"];
+            502: components["responses"]["Error502_BAD_GATEWAY"];
+            503: components["responses"]["Error503_SERVICE_UNAVAILABLE"];
+            504: components["responses"]["Error504_GATEWAY_TIMEOUT"];
+        };
+    };
+    listPlatformMailMessages: {
+        parameters: {
+            query?: {
+                /** @description Page size: a positive integer, 20 when absent, clamped to 100. */
+                limit?: string;
+                /** @description `nextCursor` of the previous page; empty or absent starts at the newest item. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "items": [
+                     *           {
+                     *             "id": "665f1c2ab4d3e2f1a0b9c8f3",
+                     *             "to": "ada@example.com",
+                     *             "templateKey": "console-password-reset",
+                     *             "system": true,
+                     *             "provider": "smtp",
+                     *             "status": "sent",
+                     *             "attempts": 1,
+                     *             "error": null,
+                     *             "createdAt": "2025-01-05T10:00:00.000Z"
+                     *           }
+                     *         ],
+                     *         "cursor": "",
+                     *         "nextCursor": null,
+                     *         "limit": 20
+                     *       },
+                     *       "message": "Sent mail"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            items: {
+                                id: string;
+                                to: string;
+                                templateKey: string | null;
+                                /** @description A platform mail (verification, password reset) rather than an API send. */
+                                system: boolean;
+                                provider: string;
+                                /** @enum {string} */
+                                status: "sending" | "sent" | "failed";
+                                attempts: number | null;
+                                /** @description Why the last attempt failed (failed messages). */
+                                error: string | null;
+                                /** @description ISO-8601 date-time */
+                                createdAt: string;
+                            }[];
+                            /** @description The cursor this page was asked with (empty for the first). */
+                            cursor: string;
+                            /** @description Opaque; null on the last page. */
+                            nextCursor: string | null;
+                            limit: number;
+                        };
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["Error400_VALIDATION_FAILED"];
+            401: components["responses"]["Error401_ADMIN_TOKEN_REQUIRED"];
+            403: components["responses"]["Error403_CSRF_TOKEN_INVALID_PLATFORM_ADMIN_REQUIRED"];
             429: components["responses"]["Error429_RATE_LIMITED"];
             500: components["responses"]["Error500_INTERNAL"];
             502: components["responses"]["Error502_BAD_GATEWAY"];
@@ -6297,6 +8044,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401_ADMIN_TOKEN_REQUIRED"];
+            403: components["responses"]["Error403_CSRF_TOKEN_INVALID"];
             404: components["responses"]["Error404_PROJECT_NOT_FOUND"];
             429: components["responses"]["Error429_RATE_LIMITED"];
             500: components["responses"]["Error500_INTERNAL"];

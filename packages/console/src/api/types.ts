@@ -24,3 +24,14 @@ export type UserPage = Json<'/api/admin/projects/{projectId}/users', 'get', 200>
 export type User = UserPage['items'][number];
 export type FilePage = Json<'/api/admin/projects/{projectId}/files', 'get', 200>['data'];
 export type AdminFile = FilePage['items'][number];
+export type AuditPage = Json<'/api/admin/projects/{projectId}/audit', 'get', 200>['data'];
+export type AuditEntry = AuditPage['items'][number];
+export type AuditAction = AuditEntry['action'];
+
+export type SessionView = Json<'/api/console/session', 'get', 200>['data'];
+export type Invitation = Json<'/api/console/invitations/inspect', 'post', 200>['data'];
+export type Members = Json<'/api/admin/projects/{projectId}/members', 'get', 200>['data'];
+export type Member = Members['members'][number];
+export type PendingInvitation = Members['invitations'][number];
+export type AccountPage = Json<'/api/admin/console/accounts', 'get', 200>['data'];
+export type Account = AccountPage['items'][number];

@@ -1,4 +1,5 @@
 import { useEffect, useId, useRef, useState, type ReactNode } from 'react';
+import { TextField } from './Field';
 
 interface DialogProps {
   title: string;
@@ -55,48 +56,46 @@ interface ConfirmProps {
 
 /** A confirmation, optionally one that asks to type a name first (deletions). */
 export function ConfirmDialog(p: ConfirmProps) {
+  return (
+    <Dialog title={p.title} open={p.open} onClose={p.onCancel}>
+      {/* Mounted while open only: what was typed is gone when it opens again. */}
+      <Confirm {...p} />
+    </Dialog>
+  );
+}
+
+function Confirm(p: ConfirmProps) {
   const [typed, setTyped] = useState('');
-  const inputId = useId();
-  useEffect(() => {
-    if (!p.open) setTyped('');
-  }, [p.open]);
   const blocked = p.typeToConfirm !== undefined && typed !== p.typeToConfirm;
   return (
-    <Dialog
-      title={p.title}
-      open={p.open}
-      onClose={p.onCancel}
-      actions={
-        <>
-          <button type="button" onClick={p.onCancel}>
-            Cancel
-          </button>
-          <button
-            type="button"
-            className={p.danger ? 'danger' : 'primary'}
-            disabled={blocked || p.busy}
-            onClick={() => void p.onConfirm()}
-          >
-            {p.busy ? 'Working…' : p.confirmLabel}
-          </button>
-        </>
-      }
-    >
+    <>
       {p.children}
       {p.typeToConfirm !== undefined && (
-        <div className="field">
-          <label htmlFor={inputId}>
-            Type <code>{p.typeToConfirm}</code> to confirm
-          </label>
-          <input
-            id={inputId}
-            value={typed}
-            onChange={(e) => setTyped(e.target.value)}
-            autoComplete="off"
-            spellCheck={false}
-          />
-        </div>
+        <TextField
+          label={
+            <>
+              Type <code>{p.typeToConfirm}</code> to confirm
+            </>
+          }
+          value={typed}
+          onChange={(e) => setTyped(e.target.value)}
+          autoComplete="off"
+          spellCheck={false}
+        />
       )}
-    </Dialog>
+      <div className="dialog-actions">
+        <button type="button" onClick={p.onCancel}>
+          Cancel
+        </button>
+        <button
+          type="button"
+          className={p.danger ? 'danger' : 'primary'}
+          disabled={blocked || p.busy}
+          onClick={() => void p.onConfirm()}
+        >
+          {p.busy ? 'Working…' : p.confirmLabel}
+        </button>
+      </div>
+    </>
   );
 }

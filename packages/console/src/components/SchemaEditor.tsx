@@ -1,4 +1,5 @@
 import { useId } from 'react';
+import { SelectField } from './Field';
 import { FIELD_TYPES, moveField, newField, updateField, type EditableField } from '../lib/schema-model';
 
 interface SchemaEditorProps {
@@ -84,14 +85,13 @@ function FieldRow(p: ListProps & { field: EditableField; position: number; count
             aria-describedby={problem ? `${id}-problem` : undefined}
           />
         </div>
-        <div className="field inline">
-          <label htmlFor={`${id}-type`}>Type</label>
-          <select id={`${id}-type`} value={f.type} onChange={(e) => set({ type: e.target.value })}>
-            {types.map((t) => (
-              <option key={t}>{t}</option>
-            ))}
-          </select>
-        </div>
+        <SelectField
+          label="Type"
+          inline
+          value={f.type}
+          onChange={(e) => set({ type: e.target.value })}
+          options={types.map((t) => [t, t] as const)}
+        />
         <label className="check">
           <input type="checkbox" checked={f.required} onChange={(e) => set({ required: e.target.checked })} />
           Required
@@ -144,14 +144,13 @@ function FieldRow(p: ListProps & { field: EditableField; position: number; count
       )}
       {f.type === 'Array' && (
         <div className="schema-items">
-          <div className="field inline">
-            <label htmlFor={`${id}-items`}>Element type of {name}</label>
-            <select id={`${id}-items`} value={f.itemType} onChange={(e) => set({ itemType: e.target.value })}>
-              {FIELD_TYPES.map((t) => (
-                <option key={t}>{t}</option>
-              ))}
-            </select>
-          </div>
+          <SelectField
+            label={`Element type of ${name}`}
+            inline
+            value={f.itemType}
+            onChange={(e) => set({ itemType: e.target.value })}
+            options={FIELD_TYPES.map((t) => [t, t] as const)}
+          />
           {f.itemType === 'Object' && (
             <FieldList
               {...p}

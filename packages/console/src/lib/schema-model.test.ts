@@ -1,4 +1,12 @@
-import { fromEditable, moveField, newField, schemaProblems, toEditable, updateField } from './schema-model';
+import {
+  flattenSchema,
+  fromEditable,
+  moveField,
+  newField,
+  schemaProblems,
+  toEditable,
+  updateField,
+} from './schema-model';
 
 const stored = [
   { key: 'title', type: 'String', required: true, unique: true, index: true, maxLength: 80 },
@@ -52,5 +60,26 @@ describe('the schema editor model', () => {
     expect(moved.map((f) => f.key)).toEqual(['address', 'title', 'tags', 'lines']);
     expect(moveField(moved, moved[0]!.uid, -1).map((f) => f.key)).toEqual(moved.map((f) => f.key));
     expect(newField().uid).not.toBe(newField().uid);
+  });
+});
+
+describe('the read-only schema view', () => {
+  it('lists nested fields after their parent by dotted path', () => {
+    expect(
+      flattenSchema([
+        { key: 'title', type: 'String', required: true },
+        { key: 'address', type: 'Object', fields: [{ key: 'city', type: 'String', index: true }] },
+        { key: 'tags', type: 'Array', items: { type: 'Object', fields: [{ key: 'name', type: 'String' }] } },
+        { key: 'scores', type: 'Array', items: { type: 'Number' }, unique: true },
+      ]),
+    ).toEqual([
+      { path: 'title', type: 'String', required: true, unique: false, index: false },
+      { path: 'address', type: 'Object', required: false, unique: false, index: false },
+      { path: 'address.city', type: 'String', required: false, unique: false, index: true },
+      { path: 'tags', type: 'Array of Object', required: false, unique: false, index: false },
+      { path: 'tags[].name', type: 'String', required: false, unique: false, index: false },
+      { path: 'scores', type: 'Array of Number', required: false, unique: true, index: false },
+    ]);
+    expect(flattenSchema(undefined)).toEqual([]);
   });
 });

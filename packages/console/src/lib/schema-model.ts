@@ -169,3 +169,26 @@ export function moveField(fields: readonly EditableField[], uid: string, by: -1 
     itemFields: moveField(f.itemFields, uid, by),
   }));
 }
+
+/** A declared field as a read-only list shows it: its dotted path (`address.city`, `tags[]`). */
+export interface FlatField {
+  path: string;
+  type: string;
+  required: boolean;
+  unique: boolean;
+  index: boolean;
+}
+
+/** A schema's fields (as the API gives them), nested ones after their parent, for the read-only view. */
+export function flattenSchema(fields: unknown): FlatField[] {
+  const walk = (list: EditableField[], prefix: string): FlatField[] =>
+    list.flatMap((f) => {
+      const path = prefix ? `${prefix}.${f.key}` : f.key;
+      const type = f.type === 'Array' ? `Array of ${f.itemType}` : f.type;
+      const own: FlatField = { path, type, required: f.required, unique: f.unique, index: f.index };
+      if (f.type === 'Object') return [own, ...walk(f.fields, path)];
+      if (f.type === 'Array' && f.itemType === 'Object') return [own, ...walk(f.itemFields, `${path}[]`)];
+      return [own];
+    });
+  return walk(toEditable(fields), '');
+}

@@ -1,10 +1,12 @@
-import { useId, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import { useApi } from '../api/context';
 import { ok } from '../api/client';
 import { ApiError } from '../api/errors';
 import type { Collection, Rls } from '../api/types';
 import { ConfirmDialog } from '../components/Dialog';
 import { ErrorNotice } from '../components/ErrorNotice';
+import { SelectField, TextField } from '../components/Field';
+import { SchemaTable } from '../components/SchemaTable';
 import { SchemaEditor } from '../components/SchemaEditor';
 import { fromEditable, schemaProblems, toEditable, type EditableField } from '../lib/schema-model';
 import { useLoad } from '../lib/use-load';
@@ -35,7 +37,39 @@ export function CollectionEditorPage(p: ProjectPageProps & { name: string | unde
         {existing.loading ? <p role="status">Loading…</p> : <ErrorNotice error={existing.error} />}
       </main>
     );
+  if (!p.can.write)
+    return existing.data ? (
+      <CollectionView {...p} collection={existing.data} />
+    ) : (
+      <main id="main" className="page">
+        <h1 tabIndex={-1}>Register a collection</h1>
+        <p>Only the project&apos;s developers and owners register collections.</p>
+      </main>
+    );
   return <Editor {...p} existing={existing.data} />;
+}
+
+/** A collection's schema and row-level security as they are, for viewers. */
+function CollectionView({ project, collection }: ProjectPageProps & { collection: Collection }) {
+  const rls = collection.rls;
+  return (
+    <main id="main" className="page">
+      <h1 tabIndex={-1}>Collection {collection.name}</h1>
+      <p>
+        <Link to={`/projects/${project.id}/collections/${encodeURIComponent(collection.name)}/documents`}>
+          Documents of {collection.name}
+        </Link>
+      </p>
+      <h2>Schema</h2>
+      <SchemaTable fields={collection.schema?.fields} caption={`Schema of ${collection.name}`} />
+      <h2>Row-level security</h2>
+      <p>
+        {rls.enabled
+          ? `On: ${rls.mode === 'private' ? 'users read and write their own documents' : 'everyone reads, owners write'} (owner field ${rls.ownerField}).`
+          : 'Off: publishable-key callers reach every document.'}
+      </p>
+    </main>
+  );
 }
 
 function Editor({
@@ -44,7 +78,6 @@ function Editor({
   name: routeName,
 }: ProjectPageProps & { existing: Collection | undefined; name: string | undefined }) {
   const api = useApi();
-  const id = useId();
   const [name, setName] = useState(routeName ?? '');
   const [fields, setFields] = useState<EditableField[]>(() => toEditable(existing?.schema?.fields));
   const [rls, setRls] = useState<Rls>(
@@ -130,22 +163,16 @@ function Editor({
       )}
       <form onSubmit={submit} className="form wide" noValidate>
         {isNew && (
-          <div className="field">
-            <label htmlFor={`${id}-name`}>Name</label>
-            <input
-              id={`${id}-name`}
-              value={name}
-              onChange={(e) => setName(e.target.value)}
-              required
-              spellCheck={false}
-              autoComplete="off"
-              aria-invalid={nameProblem ? true : undefined}
-              aria-describedby={`${id}-name-hint`}
-            />
-            <p className={nameProblem ? 'field-error' : 'help'} id={`${id}-name-hint`}>
-              {nameProblem ?? 'Letters, digits, _ and -, starting with a letter; never users or system….'}
-            </p>
-          </div>
+          <TextField
+            label="Name"
+            value={name}
+            onChange={(e) => setName(e.target.value)}
+            required
+            spellCheck={false}
+            autoComplete="off"
+            hint="Letters, digits, _ and -, starting with a letter; never users or system…."
+            error={nameProblem}
+          />
         )}
         <fieldset>
           <legend>Schema</legend>
@@ -166,28 +193,23 @@ function Editor({
             Enabled: publishable-key callers reach documents through their owner field
           </label>
           <div className="grid-2">
-            <div className="field">
-              <label htmlFor={`${id}-mode`}>Mode</label>
-              <select
-                id={`${id}-mode`}
-                value={rls.mode}
-                disabled={!rls.enabled}
-                onChange={(e) => setRls({ ...rls, mode: e.target.value as Rls['mode'] })}
-              >
-                <option value="private">private: users read and write their own documents</option>
-                <option value="public-read">public-read: everyone reads, owners write</option>
-              </select>
-            </div>
-            <div className="field">
-              <label htmlFor={`${id}-owner`}>Owner field</label>
-              <input
-                id={`${id}-owner`}
-                value={rls.ownerField}
-                disabled={!rls.enabled}
-                onChange={(e) => setRls({ ...rls, ownerField: e.target.value })}
-                spellCheck={false}
-              />
-            </div>
+            <SelectField
+              label="Mode"
+              value={rls.mode}
+              disabled={!rls.enabled}
+              onChange={(e) => setRls({ ...rls, mode: e.target.value as Rls['mode'] })}
+              options={[
+                ['private', 'private: users read and write their own documents'],
+                ['public-read', 'public-read: everyone reads, owners write'],
+              ]}
+            />
+            <TextField
+              label="Owner field"
+              value={rls.ownerField}
+              disabled={!rls.enabled}
+              onChange={(e) => setRls({ ...rls, ownerField: e.target.value })}
+              spellCheck={false}
+            />
           </div>
           {turningRlsOff && (
             <p className="notice notice-warn">

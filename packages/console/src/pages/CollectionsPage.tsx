@@ -8,7 +8,7 @@ import { Link, usePageTitle } from '../router';
 import type { ProjectPageProps } from './ProjectLayout';
 
 /** The registered collections, their schema size and row-level security. */
-export function CollectionsPage({ project }: ProjectPageProps) {
+export function CollectionsPage({ project, can }: ProjectPageProps) {
   usePageTitle(`Collections · ${project.name}`);
   const api = useApi();
   const list = useLoad(
@@ -25,9 +25,11 @@ export function CollectionsPage({ project }: ProjectPageProps) {
     <main id="main" className="page">
       <div className="page-head">
         <h1 tabIndex={-1}>Collections</h1>
-        <Link className="button primary" to={`${base}/new`}>
-          Register a collection
-        </Link>
+        {can.write && (
+          <Link className="button primary" to={`${base}/new`}>
+            Register a collection
+          </Link>
+        )}
       </div>
       <ErrorNotice error={list.error} />
       {list.loading && !list.data && <p role="status">Loading…</p>}
@@ -57,7 +59,8 @@ export function CollectionsPage({ project }: ProjectPageProps) {
                     Documents<span className="visually-hidden"> of {c.name}</span>
                   </Link>
                   <Link to={`${base}/${encodeURIComponent(c.name)}`}>
-                    Schema and RLS<span className="visually-hidden"> of {c.name}</span>
+                    {can.write ? 'Schema and RLS' : 'Schema'}
+                    <span className="visually-hidden"> of {c.name}</span>
                   </Link>
                 </td>
               </tr>

@@ -39,6 +39,15 @@ export function DocumentPage(p: ProjectPageProps & { collection: string; documen
         {loaded.loading ? <p role="status">Loading…</p> : <ErrorNotice error={loaded.error} />}
       </main>
     );
+  if (!p.can.write)
+    return loaded.data ? (
+      <DocumentView {...p} doc={loaded.data} />
+    ) : (
+      <main id="main" className="page">
+        <h1 tabIndex={-1}>New document</h1>
+        <p>Only the project&apos;s developers and owners insert documents.</p>
+      </main>
+    );
   return (
     <Editor
       key={loaded.data?.updatedAt ?? 'new'}
@@ -50,6 +59,49 @@ export function DocumentPage(p: ProjectPageProps & { collection: string; documen
       }}
       status={status}
     />
+  );
+}
+
+/** A document as it is, for viewers. */
+function DocumentView({
+  collection,
+  project,
+  doc,
+}: ProjectPageProps & { collection: string; doc: StoredDocument }) {
+  const base = `/projects/${project.id}/collections/${encodeURIComponent(collection)}/documents`;
+  return (
+    <main id="main" className="page">
+      <p>
+        <Link to={base}>← Documents of {collection}</Link>
+      </p>
+      <h1 tabIndex={-1}>
+        <span className="mono">{doc._id}</span>
+      </h1>
+      <Facts doc={doc} />
+      <h2>Fields</h2>
+      <pre className="json-view" tabIndex={0} aria-label="Fields (JSON)">
+        {JSON.stringify(editableBody(doc), null, 2)}
+      </pre>
+    </main>
+  );
+}
+
+function Facts({ doc }: { doc: StoredDocument }) {
+  return (
+    <dl className="facts">
+      <dt>State</dt>
+      <dd>
+        {doc.isDeleted ? (
+          <span className="badge warn">in trash since {formatDate(doc.deletedAt)}</span>
+        ) : (
+          'active'
+        )}
+      </dd>
+      <dt>Created</dt>
+      <dd>{formatDate(doc.createdAt)}</dd>
+      <dt>Updated</dt>
+      <dd>{formatDate(doc.updatedAt)}</dd>
+    </dl>
   );
 }
 
@@ -130,22 +182,7 @@ function Editor({
         <Link to={base}>← Documents of {collection}</Link>
       </p>
       <h1 tabIndex={-1}>{doc ? <span className="mono">{doc._id}</span> : `New document in ${collection}`}</h1>
-      {doc && (
-        <dl className="facts">
-          <dt>State</dt>
-          <dd>
-            {doc.isDeleted ? (
-              <span className="badge warn">in trash since {formatDate(doc.deletedAt)}</span>
-            ) : (
-              'active'
-            )}
-          </dd>
-          <dt>Created</dt>
-          <dd>{formatDate(doc.createdAt)}</dd>
-          <dt>Updated</dt>
-          <dd>{formatDate(doc.updatedAt)}</dd>
-        </dl>
-      )}
+      {doc && <Facts doc={doc} />}
       <form onSubmit={save} className="form wide">
         <div className="field">
           <label htmlFor={`${id}-json`}>Fields (JSON){doc ? ': saving replaces the document' : ''}</label>

@@ -3,6 +3,7 @@ import { useApi } from '../api/context';
 import { ok } from '../api/client';
 import type { StoredDocument } from '../api/types';
 import { ErrorNotice } from '../components/ErrorNotice';
+import { SelectField, TextField } from '../components/Field';
 import { CursorPager, TableHead, useCursorPaging } from '../components/Paging';
 import {
   cellText,
@@ -29,7 +30,7 @@ interface Applied {
  * A collection's documents: the API's filters, sort and cursor paging, trashed documents on
  * request; each row opens the document, and moves it to the trash or back.
  */
-export function DocumentsPage({ project, collection }: ProjectPageProps & { collection: string }) {
+export function DocumentsPage({ project, collection, can }: ProjectPageProps & { collection: string }) {
   usePageTitle(`${collection} · documents`);
   const api = useApi();
   const id = useId();
@@ -104,10 +105,12 @@ export function DocumentsPage({ project, collection }: ProjectPageProps & { coll
           <span className="muted">Documents of</span> {collection}
         </h1>
         <span className="head-actions">
-          <Link to={base}>Schema and RLS</Link>
-          <Link className="button primary" to={`${base}/documents/new`}>
-            New document
-          </Link>
+          <Link to={base}>{can.write ? 'Schema and RLS' : 'Schema'}</Link>
+          {can.write && (
+            <Link className="button primary" to={`${base}/documents/new`}>
+              New document
+            </Link>
+          )}
         </span>
       </div>
       {meta.data && (
@@ -116,7 +119,7 @@ export function DocumentsPage({ project, collection }: ProjectPageProps & { coll
           {meta.data.rls.enabled
             ? `on (${meta.data.rls.mode}, owner field ${meta.data.rls.ownerField})`
             : 'off'}
-          . The console acts with the secret key&apos;s rights: it sees every document.
+          . The console sees every document, as the secret key does.
         </p>
       )}
       <form className="filters" onSubmit={apply} aria-label="Filters and sort">
@@ -125,52 +128,36 @@ export function DocumentsPage({ project, collection }: ProjectPageProps & { coll
           return (
             <fieldset className="filter-row" key={i}>
               <legend className="visually-hidden">Filter {i + 1}</legend>
-              <div className="field inline">
-                <label htmlFor={`${id}-f${i}`}>Field</label>
-                <input
-                  id={`${id}-f${i}`}
-                  value={f.field}
-                  list={`${id}-fields`}
-                  onChange={(e) => setFilter(i, { field: e.target.value })}
-                  spellCheck={false}
-                  aria-invalid={problem ? true : undefined}
-                  aria-describedby={problem ? `${id}-f${i}-problem` : undefined}
-                />
-              </div>
-              <div className="field inline">
-                <label htmlFor={`${id}-o${i}`}>Condition</label>
-                <select
-                  id={`${id}-o${i}`}
-                  value={f.op}
-                  onChange={(e) => setFilter(i, { op: e.target.value as FilterOperator })}
-                >
-                  {FILTER_OPERATORS.map((o) => (
-                    <option key={o.op} value={o.op}>
-                      {o.label}
-                    </option>
-                  ))}
-                </select>
-              </div>
-              <div className="field inline grow">
-                <label htmlFor={`${id}-v${i}`}>Value</label>
-                <input
-                  id={`${id}-v${i}`}
-                  value={f.value}
-                  onChange={(e) => setFilter(i, { value: e.target.value })}
-                  spellCheck={false}
-                />
-              </div>
+              <TextField
+                label="Field"
+                inline
+                value={f.field}
+                list={`${id}-fields`}
+                onChange={(e) => setFilter(i, { field: e.target.value })}
+                spellCheck={false}
+                error={problem}
+              />
+              <SelectField
+                label="Condition"
+                inline
+                value={f.op}
+                onChange={(e) => setFilter(i, { op: e.target.value as FilterOperator })}
+                options={FILTER_OPERATORS.map((o) => [o.op, o.label] as const)}
+              />
+              <TextField
+                label="Value"
+                inline
+                className="grow"
+                value={f.value}
+                onChange={(e) => setFilter(i, { value: e.target.value })}
+                spellCheck={false}
+              />
               <button
                 type="button"
                 onClick={() => setDraft((d) => ({ ...d, filters: d.filters.filter((_, j) => j !== i) }))}
               >
                 Remove<span className="visually-hidden"> filter {i + 1}</span>
               </button>
-              {problem && (
-                <p className="field-error" id={`${id}-f${i}-problem`}>
-                  {problem}
-                </p>
-              )}
             </fieldset>
           );
         })}
@@ -188,32 +175,22 @@ export function DocumentsPage({ project, collection }: ProjectPageProps & { coll
           >
             Add a filter
           </button>
-          <div className="field inline">
-            <label htmlFor={`${id}-sort`}>Sort</label>
-            <input
-              id={`${id}-sort`}
-              value={draft.sort}
-              placeholder="-createdAt"
-              onChange={(e) => setDraft((d) => ({ ...d, sort: e.target.value }))}
-              spellCheck={false}
-              aria-describedby={`${id}-sort-help`}
-            />
-          </div>
-          <span className="visually-hidden" id={`${id}-sort-help`}>
-            Up to 5 comma-separated fields, a minus sign for descending; empty for newest first.
-          </span>
-          <div className="field inline">
-            <label htmlFor={`${id}-limit`}>Per page</label>
-            <select
-              id={`${id}-limit`}
-              value={draft.limit}
-              onChange={(e) => setDraft((d) => ({ ...d, limit: Number(e.target.value) }))}
-            >
-              {[10, 20, 50, 100].map((n) => (
-                <option key={n}>{n}</option>
-              ))}
-            </select>
-          </div>
+          <TextField
+            label="Sort"
+            inline
+            value={draft.sort}
+            placeholder="-createdAt"
+            title="Up to 5 comma-separated fields, a minus sign for descending; empty for newest first."
+            onChange={(e) => setDraft((d) => ({ ...d, sort: e.target.value }))}
+            spellCheck={false}
+          />
+          <SelectField
+            label="Per page"
+            inline
+            value={String(draft.limit)}
+            onChange={(e) => setDraft((d) => ({ ...d, limit: Number(e.target.value) }))}
+            options={['10', '20', '50', '100'].map((n) => [n, n] as const)}
+          />
           <label className="check">
             <input
               type="checkbox"
@@ -235,7 +212,7 @@ export function DocumentsPage({ project, collection }: ProjectPageProps & { coll
       <div className="table-scroll">
         <table className="table documents">
           <caption className="visually-hidden">Documents of {collection}</caption>
-          <TableHead columns={['Id', ...columns, 'Created']} actions />
+          <TableHead columns={['Id', ...columns, 'Created']} actions={can.write} />
           <tbody>
             {items.map((doc) => (
               <tr key={doc._id} className={doc.isDeleted ? 'trashed' : undefined}>
@@ -247,22 +224,24 @@ export function DocumentsPage({ project, collection }: ProjectPageProps & { coll
                   <td key={c}>{cellText(doc[c])}</td>
                 ))}
                 <td>{formatDate(doc.createdAt)}</td>
-                <td className="actions">
-                  {doc.isDeleted ? (
-                    <button type="button" onClick={() => void act(doc, 'restore')}>
-                      Restore<span className="visually-hidden"> {doc._id}</span>
-                    </button>
-                  ) : (
-                    <button type="button" onClick={() => void act(doc, 'trash')}>
-                      Move to trash<span className="visually-hidden"> {doc._id}</span>
-                    </button>
-                  )}
-                </td>
+                {can.write && (
+                  <td className="actions">
+                    {doc.isDeleted ? (
+                      <button type="button" onClick={() => void act(doc, 'restore')}>
+                        Restore<span className="visually-hidden"> {doc._id}</span>
+                      </button>
+                    ) : (
+                      <button type="button" onClick={() => void act(doc, 'trash')}>
+                        Move to trash<span className="visually-hidden"> {doc._id}</span>
+                      </button>
+                    )}
+                  </td>
+                )}
               </tr>
             ))}
             {items.length === 0 && !page.loading && (
               <tr>
-                <td colSpan={columns.length + 3} className="muted">
+                <td colSpan={columns.length + (can.write ? 3 : 2)} className="muted">
                   No document{applied.filters.length > 0 ? ' matches these filters' : ''}.
                 </td>
               </tr>

@@ -16,7 +16,7 @@ const publicPath = (f: AdminFile) => `/files/${f.path.split('/').map(encodeURICo
 const isImage = (f: AdminFile) => /^image\/(png|jpeg|gif|webp|avif)$/.test(f.contentType);
 
 /** The project's files: list, image previews, upload with progress, deletion. */
-export function FilesPage({ project }: ProjectPageProps) {
+export function FilesPage({ project, can }: ProjectPageProps) {
   usePageTitle(`Files · ${project.name}`);
   const { api, session } = useConsole();
   const id = useId();
@@ -89,26 +89,28 @@ export function FilesPage({ project }: ProjectPageProps) {
   return (
     <main id="main" className="page">
       <h1 tabIndex={-1}>Files</h1>
-      <form className="toolbar" onSubmit={(e) => void upload(e)}>
-        <div className="field inline">
-          <label htmlFor={`${id}-file`}>File to upload</label>
-          <input id={`${id}-file`} ref={input} type="file" required disabled={progress !== undefined} />
-        </div>
-        <button type="submit" className="primary" disabled={progress !== undefined}>
-          Upload
-        </button>
-        {progress && (
-          <span className="upload-progress">
-            <progress max={100} value={pct} aria-label="Upload progress" />
-            <span role="status">
-              {pct}% ({formatBytes(progress.loaded)} of {formatBytes(progress.total)})
+      {can.write && (
+        <form className="toolbar" onSubmit={(e) => void upload(e)}>
+          <div className="field inline">
+            <label htmlFor={`${id}-file`}>File to upload</label>
+            <input id={`${id}-file`} ref={input} type="file" required disabled={progress !== undefined} />
+          </div>
+          <button type="submit" className="primary" disabled={progress !== undefined}>
+            Upload
+          </button>
+          {progress && (
+            <span className="upload-progress">
+              <progress max={100} value={pct} aria-label="Upload progress" />
+              <span role="status">
+                {pct}% ({formatBytes(progress.loaded)} of {formatBytes(progress.total)})
+              </span>
+              <button type="button" onClick={() => abort.current?.abort()}>
+                Cancel upload
+              </button>
             </span>
-            <button type="button" onClick={() => abort.current?.abort()}>
-              Cancel upload
-            </button>
-          </span>
-        )}
-      </form>
+          )}
+        </form>
+      )}
       <ErrorNotice error={page.error} />
       <ErrorNotice error={error} />
       <p role="status" className="status">
@@ -116,7 +118,7 @@ export function FilesPage({ project }: ProjectPageProps) {
       </p>
       <table className="table">
         <caption className="visually-hidden">Files of {project.name}</caption>
-        <TableHead columns={['Preview', 'Name', 'Type', 'Size', 'Uploaded']} actions />
+        <TableHead columns={['Preview', 'Name', 'Type', 'Size', 'Uploaded']} actions={can.write} />
         <tbody>
           {items.map((f) => (
             <tr key={f.path}>
@@ -138,16 +140,18 @@ export function FilesPage({ project }: ProjectPageProps) {
               <td>{f.contentType}</td>
               <td>{formatBytes(f.size)}</td>
               <td>{formatDate(f.createdAt)}</td>
-              <td className="actions">
-                <button type="button" className="danger-text" onClick={() => setDeleting(f)}>
-                  Delete<span className="visually-hidden"> {f.originalName}</span>
-                </button>
-              </td>
+              {can.write && (
+                <td className="actions">
+                  <button type="button" className="danger-text" onClick={() => setDeleting(f)}>
+                    Delete<span className="visually-hidden"> {f.originalName}</span>
+                  </button>
+                </td>
+              )}
             </tr>
           ))}
           {items.length === 0 && !page.loading && (
             <tr>
-              <td colSpan={6} className="muted">
+              <td colSpan={can.write ? 6 : 5} className="muted">
                 No files yet.
               </td>
             </tr>

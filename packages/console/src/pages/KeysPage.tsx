@@ -13,7 +13,7 @@ import type { ProjectPageProps } from './ProjectLayout';
 type KeyType = 'publishable' | 'secret';
 
 /** The project's two keys (by prefix) and their rotation; a new key is shown once. */
-export function KeysPage({ project, reload }: ProjectPageProps) {
+export function KeysPage({ project, reload, can }: ProjectPageProps) {
   usePageTitle(`API keys · ${project.name}`);
   const api = useApi();
   const [asked, setAsked] = useState<KeyType | undefined>();
@@ -52,10 +52,11 @@ export function KeysPage({ project, reload }: ProjectPageProps) {
   return (
     <main id="main" className="page">
       <h1 tabIndex={-1}>API keys</h1>
+      {!can.manage && <p className="help">Only the project&apos;s owners rotate its keys.</p>}
       <ErrorNotice error={error} />
       <table className="table">
         <caption className="visually-hidden">Keys of {project.name}</caption>
-        <TableHead columns={['Key', 'Prefix', 'Created']} actions />
+        <TableHead columns={['Key', 'Prefix', 'Created']} actions={can.manage} />
         <tbody>
           {rows.map((r) => (
             <tr key={r.type}>
@@ -65,11 +66,13 @@ export function KeysPage({ project, reload }: ProjectPageProps) {
               </th>
               <td className="mono">{project.keys[r.type].prefix}…</td>
               <td>{formatDate(project.keys[r.type].createdAt)}</td>
-              <td>
-                <button type="button" onClick={() => setAsked(r.type)}>
-                  Rotate the {r.type} key
-                </button>
-              </td>
+              {can.manage && (
+                <td>
+                  <button type="button" onClick={() => setAsked(r.type)}>
+                    Rotate the {r.type} key
+                  </button>
+                </td>
+              )}
             </tr>
           ))}
         </tbody>

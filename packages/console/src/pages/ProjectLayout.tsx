@@ -1,4 +1,4 @@
-import { useApi } from '../api/context';
+import { useConsole } from '../api/context';
 import { ok } from '../api/client';
 import type { Project } from '../api/types';
 import { ErrorNotice } from '../components/ErrorNotice';
@@ -15,11 +15,17 @@ import { DocumentPage } from './DocumentPage';
 import { UsersPage } from './UsersPage';
 import { UsersSchemaPage } from './UsersSchemaPage';
 import { FilesPage } from './FilesPage';
+import { ProjectMail } from './MailPage';
+import { MembersPage } from './MembersPage';
+import { AuditPage } from './AuditPage';
+import { permissionsOn, roleOn, type Permissions } from '../auth/roles';
 
 export interface ProjectPageProps {
   project: Project;
   /** Loads the project again (after a change of settings or keys). */
   reload: () => void;
+  /** What the signed-in person may do here (pages show only the controls of their role). */
+  can: Permissions;
 }
 
 const SECTIONS = [
@@ -30,11 +36,14 @@ const SECTIONS = [
   { to: '/users', label: 'Users' },
   { to: '/users-schema', label: 'Users schema' },
   { to: '/files', label: 'Files' },
+  { to: '/mail', label: 'Mail' },
+  { to: '/members', label: 'Members' },
+  { to: '/audit', label: 'Audit log' },
 ];
 
 /** One project: its sections in a side navigation, the section the address names beside it. */
 export function ProjectLayout({ projectId, path }: { projectId: string; path: string }) {
-  const api = useApi();
+  const { api, session } = useConsole();
   const loaded = useLoad(
     () => ok(api.GET('/api/admin/projects/{projectId}', { params: { path: { projectId } } })),
     [api, projectId],
@@ -57,7 +66,9 @@ export function ProjectLayout({ projectId, path }: { projectId: string; path: st
     );
 
   const project = loaded.data;
-  const props: ProjectPageProps = { project, reload: loaded.reload };
+  const can = permissionsOn(session.access, project.id);
+  const role = roleOn(session.access, project.id);
+  const props: ProjectPageProps = { project, reload: loaded.reload, can };
   const m = (pattern: string) => matchPath(`${base}${pattern}`, path);
   let page;
   let params: Record<string, string> | undefined;
@@ -79,6 +90,9 @@ export function ProjectLayout({ projectId, path }: { projectId: string; path: st
   else if (m('/users')) page = <UsersPage {...props} />;
   else if (m('/users-schema')) page = <UsersSchemaPage {...props} />;
   else if (m('/files')) page = <FilesPage {...props} />;
+  else if (rest === '/mail' || rest.startsWith('/mail/')) page = <ProjectMail {...props} rest={rest} />;
+  else if (m('/members')) page = <MembersPage {...props} />;
+  else if (m('/audit')) page = <AuditPage {...props} />;
   else page = <NotFound />;
 
   return (
@@ -88,6 +102,11 @@ export function ProjectLayout({ projectId, path }: { projectId: string; path: st
           <span className="visually-hidden">Project </span>
           {project.name}
         </p>
+        {role && role !== 'platform' && (
+          <p className="sidebar-role">
+            Your role: <strong>{role}</strong>
+          </p>
+        )}
         <ul>
           {SECTIONS.map((s) => (
             <li key={s.to}>

@@ -4,13 +4,45 @@ import { ok } from '../api/client';
 import { detailsUnder } from '../api/errors';
 import { ConfirmDialog } from '../components/Dialog';
 import { ErrorNotice } from '../components/ErrorNotice';
+import { TextAreaField, TextField } from '../components/Field';
 import { formatBytes, parseOrigins } from '../lib/format';
 import { navigate, usePageTitle } from '../router';
 import type { ProjectPageProps } from './ProjectLayout';
 
 /** Name, signups, verification, allowed origins and limits (PATCH merges them); deletion. */
-export function ProjectSettingsPage({ project, reload }: ProjectPageProps) {
-  usePageTitle(`Settings · ${project.name}`);
+export function ProjectSettingsPage(props: ProjectPageProps) {
+  usePageTitle(`Settings · ${props.project.name}`);
+  return props.can.manage ? <SettingsForm {...props} /> : <SettingsView {...props} />;
+}
+
+/** The settings as they are, for viewers and developers (only owners change them). */
+function SettingsView({ project }: ProjectPageProps) {
+  const s = project.settings;
+  return (
+    <main id="main" className="page">
+      <h1 tabIndex={-1}>Settings</h1>
+      <p className="help">Only the project&apos;s owners change its settings.</p>
+      <dl className="facts">
+        <dt>Name</dt>
+        <dd>{project.name}</dd>
+        <dt>Public signups</dt>
+        <dd>{s.publicSignups ? 'on' : 'off'}</dd>
+        <dt>Email verification before login</dt>
+        <dd>{s.requireEmailVerification ? 'required' : 'not required'}</dd>
+        <dt>Allowed origins</dt>
+        <dd>{s.allowedOrigins.length > 0 ? s.allowedOrigins.join(', ') : 'any origin'}</dd>
+        <dt>Documents (trash included)</dt>
+        <dd>{s.limits.documents.toLocaleString()}</dd>
+        <dt>Storage</dt>
+        <dd>{formatBytes(s.limits.storageBytes)}</dd>
+        <dt>Mails per month</dt>
+        <dd>{s.limits.mailMonthly.toLocaleString()}</dd>
+      </dl>
+    </main>
+  );
+}
+
+function SettingsForm({ project, reload }: ProjectPageProps) {
   const api = useApi();
   const id = useId();
   const s = project.settings;
@@ -85,48 +117,32 @@ export function ProjectSettingsPage({ project, reload }: ProjectPageProps) {
     value: string,
     set: (v: string) => void,
     hint?: string,
-  ) => {
-    const p = problem(`settings.limits.${key}`);
-    return (
-      <div className="field">
-        <label htmlFor={`${id}-${key}`}>{label}</label>
-        <input
-          id={`${id}-${key}`}
-          type="number"
-          min={0}
-          step={1}
-          value={value}
-          onChange={(e) => set(e.target.value)}
-          required
-          aria-invalid={p ? true : undefined}
-          aria-describedby={`${id}-${key}-hint`}
-        />
-        <p className={p ? 'field-error' : 'help'} id={`${id}-${key}-hint`}>
-          {p ?? hint}
-        </p>
-      </div>
-    );
-  };
+  ) => (
+    <TextField
+      label={label}
+      type="number"
+      min={0}
+      step={1}
+      value={value}
+      onChange={(e) => set(e.target.value)}
+      required
+      hint={hint}
+      error={problem(`settings.limits.${key}`)}
+    />
+  );
 
   return (
     <main id="main" className="page">
       <h1 tabIndex={-1}>Settings</h1>
       <form onSubmit={(e) => void save(e)} className="form" noValidate>
-        <div className="field">
-          <label htmlFor={`${id}-name`}>Name</label>
-          <input
-            id={`${id}-name`}
-            value={name}
-            onChange={(e) => setName(e.target.value)}
-            required
-            maxLength={100}
-            aria-invalid={problem('name') ? true : undefined}
-            aria-describedby={`${id}-name-hint`}
-          />
-          <p className="field-error" id={`${id}-name-hint`}>
-            {problem('name')}
-          </p>
-        </div>
+        <TextField
+          label="Name"
+          value={name}
+          onChange={(e) => setName(e.target.value)}
+          required
+          maxLength={100}
+          error={problem('name')}
+        />
         <fieldset>
           <legend>End users</legend>
           <label className="check">
@@ -142,27 +158,20 @@ export function ProjectSettingsPage({ project, reload }: ProjectPageProps) {
             Require email verification before login
           </label>
         </fieldset>
-        <div className="field">
-          <label htmlFor={`${id}-origins`}>Allowed origins, one per line</label>
-          <textarea
-            id={`${id}-origins`}
-            rows={4}
-            value={origins}
-            onChange={(e) => setOrigins(e.target.value)}
-            spellCheck={false}
-            aria-describedby={`${id}-origins-hint`}
-          />
-          <p
-            className={problem('settings.allowedOrigins') ? 'field-error' : 'help'}
-            id={`${id}-origins-hint`}
-          >
-            {[...problems.entries()]
+        <TextAreaField
+          label="Allowed origins, one per line"
+          rows={4}
+          value={origins}
+          onChange={(e) => setOrigins(e.target.value)}
+          spellCheck={false}
+          hint="Scheme, host and port (https://app.example.com). Empty: requests from any origin are answered."
+          error={
+            [...problems.entries()]
               .filter(([k]) => k.startsWith('settings.allowedOrigins'))
               .map(([k, v]) => `${k.replace('settings.allowedOrigins.', 'line ')}: ${v}`)
-              .join('; ') ||
-              'Scheme, host and port (https://app.example.com). Empty: requests from any origin are answered.'}
-          </p>
-        </div>
+              .join('; ') || undefined
+          }
+        />
         <fieldset>
           <legend>Limits</legend>
           <div className="grid-3">

@@ -1,88 +1,101 @@
-import { useEffect, useId, useState, type FormEvent } from 'react';
-import { useApi } from '../api/context';
+import { useState, type FormEvent } from 'react';
+import { useApi, useConsole } from '../api/context';
 import { ok } from '../api/client';
 import type { NewProject, Project } from '../api/types';
 import { Dialog } from '../components/Dialog';
 import { ErrorNotice } from '../components/ErrorNotice';
 import { TableHead } from '../components/Paging';
 import { KeysReveal } from '../components/KeysReveal';
+import { TextAreaField, TextField } from '../components/Field';
+import { roleOn } from '../auth/roles';
 import { formatDate, parseOrigins } from '../lib/format';
+import { useLoad } from '../lib/use-load';
 import { Link, navigate, usePageTitle } from '../router';
 
 const PAGE = '50';
 
+type Page = AdminPage<Project>;
+interface AdminPage<T> {
+  items: T[];
+  nextCursor: string | null;
+}
+
 /**
- * The projects, newest first, a page at a time ("Load more" fetches the next by cursor). The
- * search narrows what is loaded by name or id; a full 24-hex id is looked up directly.
+ * The projects, newest first, a page at a time ("Load more" fetches the next by cursor); an
+ * account that is not a platform admin gets only the projects it has a role on (the gateway
+ * narrows the list). The search narrows what is loaded by name or id; a full 24-hex id is
+ * looked up directly.
  */
 export function ProjectsPage() {
   usePageTitle('Projects');
-  const api = useApi();
-  const id = useId();
-  const [items, setItems] = useState<Project[]>([]);
-  const [next, setNext] = useState<string | null>('');
-  const [error, setError] = useState<unknown>();
-  const [loading, setLoading] = useState(false);
+  const { api, session } = useConsole();
+  const fetchPage = async (cursor: string): Promise<Page> =>
+    (await ok(api.GET('/api/admin/projects', { params: { query: { limit: PAGE, cursor } } }))).data;
+  const first = useLoad(() => fetchPage(''), [api]);
+  const [more, setMore] = useState<Page[]>([]);
+  const [moreError, setMoreError] = useState<unknown>();
+  const [loadingMore, setLoadingMore] = useState(false);
   const [search, setSearch] = useState('');
   const [creating, setCreating] = useState(false);
 
-  const load = async (cursor: string, replace: boolean) => {
-    setLoading(true);
-    setError(undefined);
+  const pages = first.data ? [first.data, ...more] : [];
+  const items = pages.flatMap((p) => p.items);
+  const next = pages.length === 0 ? '' : (pages[pages.length - 1]?.nextCursor ?? null);
+  const loading = first.loading || loadingMore;
+  const loadMore = async () => {
+    if (!next) return;
+    setLoadingMore(true);
+    setMoreError(undefined);
     try {
-      const page = await ok(api.GET('/api/admin/projects', { params: { query: { limit: PAGE, cursor } } }));
-      setItems((old) => (replace ? page.data.items : [...old, ...page.data.items]));
-      setNext(page.data.nextCursor);
+      const page = await fetchPage(next);
+      setMore((m) => [...m, page]);
     } catch (e) {
-      setError(e);
+      setMoreError(e);
     } finally {
-      setLoading(false);
+      setLoadingMore(false);
     }
   };
-  useEffect(() => {
-    void load('', true);
-    // The first page once; later pages on request.
-  }, []);
 
   const term = search.trim().toLowerCase();
   const shown = term
     ? items.filter((p) => p.name.toLowerCase().includes(term) || p.id.includes(term))
     : items;
   const exactId = /^[a-f0-9]{24}$/.test(term) && !items.some((p) => p.id === term) ? term : undefined;
+  const platform = session.access.platform;
 
   return (
     <main id="main" className="page">
       <div className="page-head">
         <h1 tabIndex={-1}>Projects</h1>
-        <button type="button" className="primary" onClick={() => setCreating(true)}>
-          Create a project
-        </button>
+        {platform && (
+          <button type="button" className="primary" onClick={() => setCreating(true)}>
+            Create a project
+          </button>
+        )}
       </div>
       <div className="toolbar" role="search">
-        <div className="field inline grow">
-          <label htmlFor={`${id}-search`}>Search by name or id</label>
-          <input
-            id={`${id}-search`}
-            type="search"
-            value={search}
-            onChange={(e) => setSearch(e.target.value)}
-            aria-describedby={`${id}-search-help`}
-          />
-        </div>
-        <p className="help" id={`${id}-search-help`}>
-          Searches the {items.length} project{items.length === 1 ? '' : 's'} loaded
-          {next !== null ? '; load more to search further' : ''}.
-        </p>
+        <TextField
+          label="Search by name or id"
+          type="search"
+          inline
+          className="grow"
+          value={search}
+          onChange={(e) => setSearch(e.target.value)}
+          hint={`Searches the ${items.length} project${items.length === 1 ? '' : 's'} loaded${
+            next !== null ? '; load more to search further' : ''
+          }.`}
+        />
       </div>
       {exactId && (
         <p>
           <Link to={`/projects/${exactId}`}>Open project {exactId}</Link>
         </p>
       )}
-      <ErrorNotice error={error} />
+      <ErrorNotice error={first.error} />
+      <ErrorNotice error={moreError} />
       <table className="table">
         <caption className="visually-hidden">Projects, newest first</caption>
-        <TableHead columns={['Name', 'Id', 'Public signups', 'Created']} />
+        <TableHead columns={['Name', 'Id', platform ? 'Public signups' : 'Your role', 'Created']} />
         <tbody>
           {shown.map((p) => (
             <tr key={p.id}>
@@ -90,14 +103,20 @@ export function ProjectsPage() {
                 <Link to={`/projects/${p.id}`}>{p.name}</Link>
               </th>
               <td className="mono">{p.id}</td>
-              <td>{p.settings.publicSignups ? 'on' : 'off'}</td>
+              <td>
+                {platform ? (p.settings.publicSignups ? 'on' : 'off') : (roleOn(session.access, p.id) ?? '–')}
+              </td>
               <td>{formatDate(p.createdAt)}</td>
             </tr>
           ))}
           {shown.length === 0 && !loading && (
             <tr>
               <td colSpan={4} className="muted">
-                {items.length === 0 ? 'No projects yet.' : 'No loaded project matches.'}
+                {items.length > 0
+                  ? 'No loaded project matches.'
+                  : platform
+                    ? 'No projects yet.'
+                    : 'No project yet: a project owner invites you by email.'}
               </td>
             </tr>
           )}
@@ -107,20 +126,19 @@ export function ProjectsPage() {
         <span role="status" className="muted">
           {loading ? 'Loading…' : `${shown.length} shown`}
         </span>
-        {next !== null && (
-          <button type="button" onClick={() => void load(next, false)} disabled={loading}>
+        {next !== null && pages.length > 0 && (
+          <button type="button" onClick={() => void loadMore()} disabled={loading}>
             Load more
           </button>
         )}
       </div>
-      <CreateProjectDialog open={creating} onClose={() => setCreating(false)} />
+      {platform && <CreateProjectDialog open={creating} onClose={() => setCreating(false)} />}
     </main>
   );
 }
 
 function CreateProjectDialog({ open, onClose }: { open: boolean; onClose: () => void }) {
   const api = useApi();
-  const id = useId();
   const [name, setName] = useState('');
   const [origins, setOrigins] = useState('');
   const [publicSignups, setPublicSignups] = useState(true);
@@ -184,28 +202,22 @@ function CreateProjectDialog({ open, onClose }: { open: boolean; onClose: () => 
   return (
     <Dialog title="Create a project" open={open} onClose={close}>
       <form onSubmit={(e) => void submit(e)}>
-        <div className="field">
-          <label htmlFor={`${id}-name`}>Name</label>
-          <input
-            id={`${id}-name`}
-            value={name}
-            onChange={(e) => setName(e.target.value)}
-            required
-            maxLength={100}
-            autoComplete="off"
-          />
-        </div>
-        <div className="field">
-          <label htmlFor={`${id}-origins`}>Allowed origins (one per line; none: any origin)</label>
-          <textarea
-            id={`${id}-origins`}
-            value={origins}
-            onChange={(e) => setOrigins(e.target.value)}
-            rows={3}
-            placeholder="https://app.example.com"
-            spellCheck={false}
-          />
-        </div>
+        <TextField
+          label="Name"
+          value={name}
+          onChange={(e) => setName(e.target.value)}
+          required
+          maxLength={100}
+          autoComplete="off"
+        />
+        <TextAreaField
+          label="Allowed origins (one per line; none: any origin)"
+          value={origins}
+          onChange={(e) => setOrigins(e.target.value)}
+          rows={3}
+          placeholder="https://app.example.com"
+          spellCheck={false}
+        />
         <label className="check">
           <input
             type="checkbox"

@@ -1,9 +1,10 @@
-import { useId, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import { useApi } from '../api/context';
 import { ok } from '../api/client';
 import type { User } from '../api/types';
 import { ConfirmDialog, Dialog } from '../components/Dialog';
 import { ErrorNotice } from '../components/ErrorNotice';
+import { TextField } from '../components/Field';
 import { CursorPager, TableHead, useCursorPaging } from '../components/Paging';
 import { formatDate } from '../lib/format';
 import { useLoad } from '../lib/use-load';
@@ -11,10 +12,9 @@ import { usePageTitle } from '../router';
 import type { ProjectPageProps } from './ProjectLayout';
 
 /** The project's end users: search by email, cursor paging, a user's fields, deletion. */
-export function UsersPage({ project }: ProjectPageProps) {
+export function UsersPage({ project, can }: ProjectPageProps) {
   usePageTitle(`Users · ${project.name}`);
   const api = useApi();
-  const id = useId();
   const [draft, setDraft] = useState('');
   const [search, setSearch] = useState('');
   const paging = useCursorPaging();
@@ -72,10 +72,14 @@ export function UsersPage({ project }: ProjectPageProps) {
     <main id="main" className="page">
       <h1 tabIndex={-1}>Users</h1>
       <form className="toolbar" role="search" onSubmit={submit}>
-        <div className="field inline grow">
-          <label htmlFor={`${id}-search`}>Email contains</label>
-          <input id={`${id}-search`} type="search" value={draft} onChange={(e) => setDraft(e.target.value)} />
-        </div>
+        <TextField
+          label="Email contains"
+          type="search"
+          inline
+          className="grow"
+          value={draft}
+          onChange={(e) => setDraft(e.target.value)}
+        />
         <button type="submit" className="primary">
           Search
         </button>
@@ -98,9 +102,11 @@ export function UsersPage({ project }: ProjectPageProps) {
                 <button type="button" onClick={() => setViewing(u)}>
                   View<span className="visually-hidden"> {u.email}</span>
                 </button>
-                <button type="button" className="danger-text" onClick={() => setDeleting(u)}>
-                  Delete<span className="visually-hidden"> {u.email}</span>
-                </button>
+                {can.write && (
+                  <button type="button" className="danger-text" onClick={() => setDeleting(u)}>
+                    Delete<span className="visually-hidden"> {u.email}</span>
+                  </button>
+                )}
               </td>
             </tr>
           ))}
@@ -119,9 +125,11 @@ export function UsersPage({ project }: ProjectPageProps) {
         open={viewing !== undefined}
         onClose={() => setViewing(undefined)}
         actions={
-          <button type="button" className="danger" onClick={() => setDeleting(viewing)}>
-            Delete this user…
-          </button>
+          can.write && (
+            <button type="button" className="danger" onClick={() => setDeleting(viewing)}>
+              Delete this user…
+            </button>
+          )
         }
       >
         {viewing && <pre className="json-view">{JSON.stringify(viewing, null, 2)}</pre>}

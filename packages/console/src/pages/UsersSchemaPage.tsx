@@ -4,6 +4,7 @@ import { ok } from '../api/client';
 import { ApiError } from '../api/errors';
 import { ErrorNotice } from '../components/ErrorNotice';
 import { SchemaEditor } from '../components/SchemaEditor';
+import { SchemaTable } from '../components/SchemaTable';
 import { fromEditable, schemaProblems, toEditable, type EditableField } from '../lib/schema-model';
 import { useLoad } from '../lib/use-load';
 import { usePageTitle } from '../router';
@@ -13,7 +14,7 @@ type UserFields = EditableField[];
 const USER_KEY = /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/;
 
 /** The extra profile fields of the project's users (beside email and password). */
-export function UsersSchemaPage({ project }: ProjectPageProps) {
+export function UsersSchemaPage({ project, can }: ProjectPageProps) {
   usePageTitle(`Users schema · ${project.name}`);
   const api = useApi();
   const loaded = useLoad(
@@ -32,6 +33,14 @@ export function UsersSchemaPage({ project }: ProjectPageProps) {
       <main id="main" className="page">
         <h1 tabIndex={-1}>Users schema</h1>
         {loaded.loading ? <p role="status">Loading…</p> : <ErrorNotice error={loaded.error} />}
+      </main>
+    );
+  if (!can.write)
+    return (
+      <main id="main" className="page">
+        <h1 tabIndex={-1}>Users schema</h1>
+        <p className="help">Profile fields users may have beside their email and password.</p>
+        <SchemaTable fields={loaded.data} caption={`Users schema of ${project.name}`} withIndex={false} />
       </main>
     );
   return <Editor projectId={project.id} initial={toEditable(loaded.data)} />;

@@ -11,10 +11,24 @@ export async function ensureAuthIndexes(store: ServiceStore): Promise<void> {
   const { MongoUserRepository } = await import('./mongo-user-repository');
   const { MongoSessionRepository } = await import('./mongo-session-repository');
   const { MongoAuditLog } = await import('./mongo-audit-log');
+  const { MongoConsoleClaims } = await import('./mongo-console-docs');
+  const { MongoConsoleSessionRepository } = await import('./mongo-console-sessions');
+  const { MongoConsoleMemberRepository } = await import('./mongo-console-members');
+  const { MongoConsoleAccountRepository } = await import('./mongo-console-accounts');
   const { db } = store;
   await new MongoProjectRepository(db).ensureIndexes();
   await new MongoCodeClaims(db).ensureIndexes();
   await new MongoUserRepository(db).ensureIndexes();
   await new MongoSessionRepository(db).ensureIndexes();
   await new MongoAuditLog(db).ensureIndexes();
+  const consoleClaims = new MongoConsoleClaims(db);
+  const consoleSessions = new MongoConsoleSessionRepository(db);
+  const consoleMembers = new MongoConsoleMemberRepository(db, consoleClaims);
+  await consoleClaims.ensureIndexes();
+  await consoleSessions.ensureIndexes();
+  await consoleMembers.ensureIndexes();
+  await new MongoConsoleAccountRepository(db, consoleClaims, {
+    members: consoleMembers,
+    sessions: consoleSessions,
+  }).ensureIndexes();
 }

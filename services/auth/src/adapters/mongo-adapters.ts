@@ -1,4 +1,4 @@
-import { ObjectId, type Db } from 'mongodb';
+import { ObjectId, type Collection, type Db } from 'mongodb';
 import type { EventPublisher, Logger } from '@baas/common';
 import { MongoProcessedEvents, OutboxRelay } from '@baas/common/mongo';
 import { MongoProjectRepository, objectIdGenerator } from './mongo-project-repository';
@@ -7,6 +7,10 @@ import { MongoSessionRepository } from './mongo-session-repository';
 import { MongoUsersSchemaRepository } from './mongo-users-schema-repository';
 import { MongoCodeClaims } from './mongo-code-claims';
 import { MongoSigningKeyRepository } from './mongo-signing-key-repository';
+import { MongoConsoleClaims } from './mongo-console-docs';
+import { MongoConsoleSessionRepository } from './mongo-console-sessions';
+import { MongoConsoleMemberRepository } from './mongo-console-members';
+import { MongoConsoleAccountRepository } from './mongo-console-accounts';
 import type { RelayOptions, StoreAdapters } from './store-adapters';
 
 /**
@@ -25,8 +29,24 @@ export function mongoAdapters(
   const users = new MongoUserRepository(db, (coll, id) => void relayRef.current?.relayOne(coll, id));
   const sessions = new MongoSessionRepository(db, (coll, id) => void relayRef.current?.relayOne(coll, id));
   const claims = new MongoCodeClaims(db);
+  const relayNow = (coll: Collection, id: string) => void relayRef.current?.relayOne(coll, id);
+  const consoleClaims = new MongoConsoleClaims(db);
+  const consoleSessions = new MongoConsoleSessionRepository(db);
+  const consoleMembers = new MongoConsoleMemberRepository(db, consoleClaims, relayNow);
+  const consoleAccounts = new MongoConsoleAccountRepository(
+    db,
+    consoleClaims,
+    { members: consoleMembers, sessions: consoleSessions },
+    relayNow,
+  );
   const relay = new OutboxRelay({
-    collections: () => [projects.relayCollection, users.relayCollection, sessions.relayCollection],
+    collections: () => [
+      projects.relayCollection,
+      users.relayCollection,
+      sessions.relayCollection,
+      consoleAccounts.relayCollection,
+      ...consoleMembers.relayCollections,
+    ],
     publisher,
     logger,
     intervalMs: opts.relayIntervalMs,
@@ -39,6 +59,7 @@ export function mongoAdapters(
     schemas: new MongoUsersSchemaRepository(db),
     claims,
     signingKeys: new MongoSigningKeyRepository(db),
+    console: { accounts: consoleAccounts, sessions: consoleSessions, members: consoleMembers },
     relay,
     processed: new MongoProcessedEvents(db),
     ids: { project: objectIdGenerator, userId: () => new ObjectId().toHexString() },

@@ -107,9 +107,12 @@ export class MongoProjectRepository implements ProjectRepository {
     return r.matchedCount === 1;
   }
 
-  async list(opts: { limit: number; before?: string }): Promise<Project[]> {
+  async list(opts: { limit: number; before?: string; ids?: readonly ProjectId[] }): Promise<Project[]> {
     const filter: Record<string, unknown> = { ...LIVE, keys: { $exists: true } };
-    if (opts.before) filter._id = { $lt: new ObjectId(opts.before) };
+    const id: Record<string, unknown> = {};
+    if (opts.before) id.$lt = new ObjectId(opts.before);
+    if (opts.ids) id.$in = opts.ids.map((p) => new ObjectId(p));
+    if (Object.keys(id).length > 0) filter._id = id;
     const docs = await this.coll
       .find(filter, { projection: HIDE_OUTBOX })
       .sort({ _id: -1 })

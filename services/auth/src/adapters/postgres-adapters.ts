@@ -7,6 +7,9 @@ import { PgSessionRepository } from './postgres-session-repository';
 import { PgUsersSchemaRepository } from './postgres-users-schema-repository';
 import { PgCodeClaims } from './postgres-code-claims';
 import { PgSigningKeyRepository } from './postgres-signing-key-repository';
+import { PgConsoleAccountRepository } from './postgres-console-accounts';
+import { PgConsoleSessionRepository } from './postgres-console-sessions';
+import { PgConsoleMemberRepository } from './postgres-console-members';
 import { hexIdGenerator, newHexId } from './hex-ids';
 import type { RelayOptions, StoreAdapters } from './store-adapters';
 
@@ -29,6 +32,11 @@ export function postgresAdapters(
     schemas: new PgUsersSchemaRepository(db),
     claims: new PgCodeClaims(db),
     signingKeys: new PgSigningKeyRepository(db),
+    console: {
+      accounts: new PgConsoleAccountRepository(db),
+      sessions: new PgConsoleSessionRepository(db),
+      members: new PgConsoleMemberRepository(db),
+    },
     relay,
     processed: new PgProcessedEvents(pool),
     ids: { project: hexIdGenerator, userId: () => newHexId() },

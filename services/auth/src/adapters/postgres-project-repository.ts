@@ -115,13 +115,14 @@ export class PgProjectRepository implements ProjectRepository {
     });
   }
 
-  async list(opts: { limit: number; before?: string }): Promise<Project[]> {
+  async list(opts: { limit: number; before?: string; ids?: readonly ProjectId[] }): Promise<Project[]> {
     const { rows } = await this.db.run<ProjectRow>(
       `${selectProjects()}
         WHERE p.deleted_at IS NULL AND ($1::text IS NULL OR p.id < $1)
+          AND ($3::text[] IS NULL OR p.id = ANY($3::text[]))
         ORDER BY p.id DESC
         LIMIT $2`,
-      [opts.before ?? null, opts.limit],
+      [opts.before ?? null, opts.limit, opts.ids ? [...opts.ids] : null],
     );
     return rows.map(toProject);
   }

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
-import type { ProjectId } from '@baas/common';
 import type { LoginThrottle } from '../ports';
 
 /** How long the lockouts of an account are remembered (each one doubles the next). */
@@ -10,12 +9,13 @@ const STRIKE_MEMORY_SECONDS = 86_400;
 const MAX_LOCKOUT_SECONDS = 86_400;
 
 /**
- * Login attempts per project + email in a fixed window (one atomic script per attempt, so every
- * key has a TTL and a crash never leaves a permanent block), with backoff: the first refusal of
- * a window is a lockout, and each lockout of the account within a day lasts twice the one before
- * (the window, then 2x, 4x... at most a day); a successful login clears both counts. The email
- * is hashed: Redis holds no addresses. When Redis is unreachable an in-process limiter with the
- * same policy takes over, so the limit keeps holding per replica instead of failing open.
+ * Login attempts per realm (a project, or the console) + email in a fixed window (one atomic
+ * script per attempt, so every key has a TTL and a crash never leaves a permanent block), with
+ * backoff: the first refusal of a window is a lockout, and each lockout of the account within a
+ * day lasts twice the one before (the window, then 2x, 4x... at most a day); a successful login
+ * clears both counts. The email is hashed: Redis holds no addresses. When Redis is unreachable an
+ * in-process limiter with the same policy takes over, so the limit keeps holding per replica
+ * instead of failing open.
  */
 export class RedisLoginThrottle implements LoginThrottle {
   private readonly limiter: RateLimiterRedis | RateLimiterMemory;
@@ -49,8 +49,8 @@ export class RedisLoginThrottle implements LoginThrottle {
       : strikesMemory;
   }
 
-  async attempt(projectId: ProjectId, email: string): Promise<{ retryAfterSeconds?: number }> {
-    const key = accountKey(projectId, email);
+  async attempt(realm: string, email: string): Promise<{ retryAfterSeconds?: number }> {
+    const key = accountKey(realm, email);
     try {
       await this.limiter.consume(key);
       return {};
@@ -69,8 +69,8 @@ export class RedisLoginThrottle implements LoginThrottle {
     }
   }
 
-  async succeeded(projectId: ProjectId, email: string): Promise<void> {
-    const key = accountKey(projectId, email);
+  async succeeded(realm: string, email: string): Promise<void> {
+    const key = accountKey(realm, email);
     await Promise.all([
       this.limiter.delete(key).catch(() => undefined),
       this.strikes.delete(key).catch(() => undefined),
@@ -78,6 +78,7 @@ export class RedisLoginThrottle implements LoginThrottle {
   }
 }
 
-function accountKey(projectId: ProjectId, email: string): string {
-  return createHash('sha256').update(`${projectId}\u0000${email}`).digest('base64url');
+/** The realm is the project id, or `console` for console accounts: they never share a key. */
+function accountKey(realm: string, email: string): string {
+  return createHash('sha256').update(`${realm}\u0000${email}`).digest('base64url');
 }

@@ -1,6 +1,9 @@
 import type { OutboxObserver, ProcessedEvents } from '@baas/common';
 import type {
   CodeClaims,
+  ConsoleAccountRepository,
+  ConsoleMemberRepository,
+  ConsoleSessionRepository,
   IdGenerator,
   ProjectRepository,
   SessionRepository,
@@ -25,9 +28,16 @@ export interface StoreAdapters {
   schemas: UsersSchemaRepository;
   claims: CodeClaims;
   signingKeys: SigningKeyRepository;
+  /** Console accounts, their sessions, memberships and invitations. */
+  console: {
+    accounts: ConsoleAccountRepository;
+    sessions: ConsoleSessionRepository;
+    members: ConsoleMemberRepository;
+  };
   relay: OutboxRelayLoop;
   /** Consumers' idempotency records, in the same database. */
   processed: ProcessedEvents;
+  /** Project ids, and the 24-hex ids of users and console records. */
   ids: { project: IdGenerator; userId: () => string };
 }
 

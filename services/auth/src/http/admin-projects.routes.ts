@@ -42,7 +42,10 @@ export function adminProjectRoutes(deps: ProjectDeps): Router {
   r.use(jsonBody());
   r.get('/', async (req, res) => {
     const query = parseInput(projectListQuery, req.query, 'Invalid query parameter');
-    res.json({ success: true, data: await listProjects(deps, pageRequest(query)), message: 'Projects' });
+    // A console account that is not a platform admin sees only its projects (the gateway's scope).
+    const scope = req.assertion?.scope?.map(trustedProjectId);
+    const data = await listProjects(deps, pageRequest(query), scope);
+    res.json({ success: true, data, message: 'Projects' });
   });
   r.post('/', async (req, res) => {
     const input = parseInput(createSchema, req.body);

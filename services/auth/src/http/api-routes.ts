@@ -1,5 +1,13 @@
 import { z } from 'zod';
-import { AUDIT_ACTIONS, adminPage, defineRoutes, envelope, hexId, okMessage } from '@baas/common';
+import {
+  AUDIT_ACTIONS,
+  CONSOLE_CSRF_HEADER,
+  adminPage,
+  defineRoutes,
+  envelope,
+  hexId,
+  okMessage,
+} from '@baas/common';
 import { projectListQuery, userListQuery } from '../domain/admin/admin-list';
 import { usersSchemaBody } from '../domain/users/users-schema';
 import { createSchema, patchSchema, rotateSchema } from './admin-projects.routes';
@@ -11,6 +19,20 @@ import {
   resetPasswordSchema,
   signupCore,
 } from './user-auth.schemas';
+import {
+  acceptInvitationSchema,
+  accountListQuery,
+  consoleLoginSchema,
+  consolePasswordSchema,
+  consoleResetRequestSchema,
+  consoleResetSchema,
+  consoleRoleSchema,
+  createAccountSchema,
+  invitationTokenSchema,
+  inviteMemberSchema,
+  memberRoleSchema,
+  patchAccountSchema,
+} from './console.schemas';
 
 /*
  * The auth service's routes as clients reach them through the gateway, from the schemas the
@@ -114,7 +136,11 @@ const auditEntry = z.object({
   at: iso,
   projectId: hexId.nullable(),
   action: z.enum(AUDIT_ACTIONS),
-  actor: z.object({ type: z.string() }),
+  actor: z.object({
+    type: z.enum(['platform-admin', 'console-account']),
+    id: z.string().optional().describe('The console account (type `console-account`).'),
+    email: z.string().optional().describe("The console account's email when it acted."),
+  }),
   target: z.object({ type: z.string(), id: z.string() }),
   requestId: z.string().nullable(),
   clientIp: z.string().nullable(),
@@ -126,6 +152,327 @@ const auditQuery = z.object({
   cursor: projectListQuery.shape.cursor,
   action: z.enum(AUDIT_ACTIONS).optional(),
 });
+
+// ---- console ----
+const sessionView = z.object({
+  account: z.object({ id: hexId, email: z.string(), platformAdmin: z.boolean() }),
+  memberships: z.array(z.object({ projectId: hexId, projectName: z.string(), role: consoleRoleSchema })),
+  csrfToken: z
+    .string()
+    .describe(`Send it as \`${CONSOLE_CSRF_HEADER}\` on every state-changing request made with the cookie.`),
+  expiresAt: iso.describe('The session ends then (absolute; sign in again).'),
+});
+const exampleSession = {
+  success: true,
+  data: {
+    account: { id: '665f1c2ab4d3e2f1a0b9c8f0', email: 'ops@example.com', platformAdmin: false },
+    memberships: [{ projectId: '665f1c2ab4d3e2f1a0b9c8d7', projectName: 'My app', role: 'developer' }],
+    csrfToken: 'q3N0c2V0LWNzcmYtdG9rZW4tZXhhbXBsZS0xMjM0NTY',
+    expiresAt: '2025-01-05T18:00:00.000Z',
+  },
+  message: 'Signed in',
+};
+const setsCookie =
+  'Sets the session cookie `baas_console` (HttpOnly, SameSite=Strict, Path=/api, Max-Age the session lifetime, Secure over https).';
+const csrfHeader = z.object({
+  [CONSOLE_CSRF_HEADER]: z.string().describe("The session's `csrfToken`."),
+});
+const emptyData = envelope(z.object({}));
+const accountView = z.object({
+  id: hexId,
+  email: z.string(),
+  platformAdmin: z.boolean(),
+  createdAt: iso,
+  memberships: z.array(z.object({ projectId: hexId, role: consoleRoleSchema })),
+});
+const accountIdParams = z.object({ accountId: hexId.describe('The console account id (24 hex).') });
+const memberView = z.object({ accountId: hexId, email: z.string(), role: consoleRoleSchema, createdAt: iso });
+const invitationView = z.object({
+  id: hexId,
+  email: z.string(),
+  role: consoleRoleSchema,
+  createdAt: iso,
+  expiresAt: iso,
+});
+
+const consoleRoutes = defineRoutes([
+  {
+    method: 'post',
+    path: '/api/console/login',
+    operationId: 'consoleLogin',
+    summary: 'Sign in to the console',
+    description: `Email and password of a console account. ${setsCookie} Throttled per account like end-user login.`,
+    tag: 'Console',
+    service: 'auth',
+    security: 'public',
+    body: {
+      schema: consoleLoginSchema,
+      example: { email: 'ops@example.com', password: 'correct horse battery' },
+    },
+    responses: { 200: { description: 'Signed in.', schema: envelope(sessionView), example: exampleSession } },
+    errors: { 401: ['INVALID_CREDENTIALS'] },
+  },
+  {
+    method: 'get',
+    path: '/api/console/session',
+    operationId: 'getConsoleSession',
+    summary: 'The current console session',
+    description: 'What the console restores on load: the account, its projects and roles, the CSRF token.',
+    tag: 'Console',
+    service: 'auth',
+    security: 'consoleSession',
+    responses: { 200: { description: 'The session.', schema: envelope(sessionView) } },
+  },
+  {
+    method: 'post',
+    path: '/api/console/logout',
+    operationId: 'consoleLogout',
+    summary: 'Sign out (the session ends, the cookie is cleared)',
+    tag: 'Console',
+    service: 'auth',
+    security: 'consoleSession',
+    headers: csrfHeader,
+    responses: { 200: { description: 'Signed out.', schema: emptyData } },
+    errors: { 403: ['CSRF_TOKEN_INVALID'] },
+  },
+  {
+    method: 'post',
+    path: '/api/console/password',
+    operationId: 'changeConsolePassword',
+    summary: "Change the account's password (its other sessions end)",
+    tag: 'Console',
+    service: 'auth',
+    security: 'consoleSession',
+    headers: csrfHeader,
+    body: { schema: consolePasswordSchema },
+    responses: {
+      200: {
+        description: 'Changed.',
+        schema: envelope(z.object({ revokedSessions: z.number().int() })),
+      },
+    },
+    errors: { 400: ['INVALID_CURRENT_PASSWORD'], 403: ['CSRF_TOKEN_INVALID'] },
+  },
+  {
+    method: 'post',
+    path: '/api/console/password-reset/request',
+    operationId: 'requestConsolePasswordReset',
+    summary: 'Mail a password-reset link to a console account',
+    description:
+      'Answers 202 whether or not an account has the email. The link (valid 1 hour) opens `#/reset-password?token=` in the console.',
+    tag: 'Console',
+    service: 'auth',
+    security: 'public',
+    body: { schema: consoleResetRequestSchema, example: { email: 'ops@example.com' } },
+    responses: { 202: { description: 'Accepted.', schema: emptyData } },
+  },
+  {
+    method: 'post',
+    path: '/api/console/password-reset',
+    operationId: 'resetConsolePassword',
+    summary: 'Set a new password with the link token (every session of the account ends)',
+    tag: 'Console',
+    service: 'auth',
+    security: 'public',
+    body: { schema: consoleResetSchema },
+    responses: { 200: { description: 'Reset.', schema: emptyData } },
+    errors: { 400: ['INVALID_CODE'] },
+  },
+  {
+    method: 'post',
+    path: '/api/console/invitations/inspect',
+    operationId: 'inspectConsoleInvitation',
+    summary: 'What an invitation link grants',
+    tag: 'Console',
+    service: 'auth',
+    security: 'public',
+    body: { schema: invitationTokenSchema },
+    responses: {
+      200: {
+        description: 'The invitation.',
+        schema: envelope(
+          z.object({
+            email: z.string(),
+            projectId: hexId,
+            projectName: z.string(),
+            role: consoleRoleSchema,
+            accountExists: z
+              .boolean()
+              .describe('True: accepting signs in to that account; false: a password creates one.'),
+            expiresAt: iso,
+          }),
+        ),
+      },
+    },
+    errors: { 404: ['INVITATION_NOT_FOUND'] },
+  },
+  {
+    method: 'post',
+    path: '/api/console/invitations/accept',
+    operationId: 'acceptConsoleInvitation',
+    summary: 'Accept an invitation and sign in',
+    description: `Creates the account when none has the invited email (then \`password\` is required), gives it the invited role and uses the invitation up. ${setsCookie}`,
+    tag: 'Console',
+    service: 'auth',
+    security: 'public',
+    body: { schema: acceptInvitationSchema },
+    responses: { 200: { description: 'Signed in.', schema: envelope(sessionView), example: exampleSession } },
+    errors: { 404: ['INVITATION_NOT_FOUND'], 409: ['LAST_OWNER'] },
+  },
+  // ---- admin: console accounts (platform admins) ----
+  {
+    method: 'get',
+    path: '/api/admin/console/accounts',
+    operationId: 'listConsoleAccounts',
+    summary: 'List console accounts, optionally by email',
+    description: 'Newest first, by cursor. Platform admins only.',
+    tag: 'Admin: console',
+    service: 'auth',
+    security: 'admin',
+    query: accountListQuery,
+    responses: { 200: { description: 'One page of accounts.', schema: envelope(adminPage(accountView)) } },
+    errors: { 403: ['PLATFORM_ADMIN_REQUIRED'] },
+  },
+  {
+    method: 'post',
+    path: '/api/admin/console/accounts',
+    operationId: 'createConsoleAccount',
+    summary: 'Create a console account',
+    tag: 'Admin: console',
+    service: 'auth',
+    security: 'admin',
+    body: {
+      schema: createAccountSchema,
+      example: { email: 'ops@example.com', password: 'correct horse battery', platformAdmin: false },
+    },
+    responses: { 201: { description: 'Created.', schema: envelope(accountView) } },
+    errors: { 403: ['PLATFORM_ADMIN_REQUIRED'], 409: ['EMAIL_TAKEN'] },
+  },
+  {
+    method: 'patch',
+    path: '/api/admin/console/accounts/{accountId}',
+    operationId: 'updateConsoleAccount',
+    summary: 'Grant or withdraw platform admin',
+    tag: 'Admin: console',
+    service: 'auth',
+    security: 'admin',
+    params: accountIdParams,
+    body: { schema: patchAccountSchema, example: { platformAdmin: true } },
+    responses: { 200: { description: 'The account.', schema: envelope(accountView) } },
+    errors: { 403: ['PLATFORM_ADMIN_REQUIRED'], 404: ['ACCOUNT_NOT_FOUND'] },
+  },
+  {
+    method: 'delete',
+    path: '/api/admin/console/accounts/{accountId}',
+    operationId: 'deleteConsoleAccount',
+    summary: 'Delete a console account (its memberships and sessions go with it)',
+    tag: 'Admin: console',
+    service: 'auth',
+    security: 'admin',
+    params: accountIdParams,
+    responses: { 200: { description: 'Deleted.', schema: envelope(z.object({ id: hexId })) } },
+    errors: { 403: ['PLATFORM_ADMIN_REQUIRED'], 404: ['ACCOUNT_NOT_FOUND'] },
+  },
+  {
+    method: 'post',
+    path: '/api/admin/console/accounts/{accountId}/sessions/revoke',
+    operationId: 'revokeConsoleAccountSessions',
+    summary: 'Sign a console account out everywhere',
+    tag: 'Admin: console',
+    service: 'auth',
+    security: 'admin',
+    params: accountIdParams,
+    responses: {
+      200: {
+        description: 'How many sessions ended.',
+        schema: envelope(z.object({ revoked: z.number().int() })),
+      },
+    },
+    errors: { 403: ['PLATFORM_ADMIN_REQUIRED'], 404: ['ACCOUNT_NOT_FOUND'] },
+  },
+  // ---- admin: a project's members ----
+  {
+    method: 'get',
+    path: '/api/admin/projects/{projectId}/members',
+    operationId: 'listProjectMembers',
+    summary: "A project's console members and pending invitations",
+    description: 'Viewers and above.',
+    tag: 'Admin: console',
+    service: 'auth',
+    security: 'admin',
+    params: projectIdParams,
+    responses: {
+      200: {
+        description: 'Members (oldest first) and invitations not yet accepted or expired (newest first).',
+        schema: envelope(z.object({ members: z.array(memberView), invitations: z.array(invitationView) })),
+      },
+    },
+    errors: { 403: ['INSUFFICIENT_ROLE'], 404: ['PROJECT_NOT_FOUND'] },
+  },
+  {
+    method: 'post',
+    path: '/api/admin/projects/{projectId}/members',
+    operationId: 'inviteProjectMember',
+    summary: 'Invite an email to the project with a role',
+    description:
+      'Owners only. Mails a link (valid 7 days) to `#/accept-invitation?token=` in the console; a pending invitation of the same email stops working.',
+    tag: 'Admin: console',
+    service: 'auth',
+    security: 'admin',
+    params: projectIdParams,
+    body: { schema: inviteMemberSchema, example: { email: 'dev@example.com', role: 'developer' } },
+    responses: { 201: { description: 'The invitation.', schema: envelope(invitationView) } },
+    errors: { 403: ['INSUFFICIENT_ROLE'], 404: ['PROJECT_NOT_FOUND'], 409: ['ALREADY_MEMBER'] },
+  },
+  {
+    method: 'patch',
+    path: '/api/admin/projects/{projectId}/members/{accountId}',
+    operationId: 'changeProjectMemberRole',
+    summary: "Change a member's role",
+    description: 'Owners only. Demoting the last owner is refused.',
+    tag: 'Admin: console',
+    service: 'auth',
+    security: 'admin',
+    params: projectIdParams.extend(accountIdParams.shape),
+    body: { schema: memberRoleSchema, example: { role: 'viewer' } },
+    responses: { 200: { description: 'The member.', schema: envelope(memberView) } },
+    errors: {
+      403: ['INSUFFICIENT_ROLE'],
+      404: ['MEMBER_NOT_FOUND', 'PROJECT_NOT_FOUND'],
+      409: ['LAST_OWNER'],
+    },
+  },
+  {
+    method: 'delete',
+    path: '/api/admin/projects/{projectId}/members/{accountId}',
+    operationId: 'removeProjectMember',
+    summary: 'Remove a member from the project',
+    description: 'Owners only. Removing the last owner is refused.',
+    tag: 'Admin: console',
+    service: 'auth',
+    security: 'admin',
+    params: projectIdParams.extend(accountIdParams.shape),
+    responses: { 200: { description: 'Removed.', schema: envelope(z.object({ accountId: hexId })) } },
+    errors: {
+      403: ['INSUFFICIENT_ROLE'],
+      404: ['MEMBER_NOT_FOUND', 'PROJECT_NOT_FOUND'],
+      409: ['LAST_OWNER'],
+    },
+  },
+  {
+    method: 'delete',
+    path: '/api/admin/projects/{projectId}/members/invitations/{invitationId}',
+    operationId: 'cancelProjectInvitation',
+    summary: 'Cancel a pending invitation',
+    description: 'Owners only. Its link stops working.',
+    tag: 'Admin: console',
+    service: 'auth',
+    security: 'admin',
+    params: projectIdParams.extend({ invitationId: hexId.describe('The invitation id (24 hex).') }),
+    responses: { 200: { description: 'Cancelled.', schema: envelope(z.object({ id: hexId })) } },
+    errors: { 403: ['INSUFFICIENT_ROLE'], 404: ['INVITATION_NOT_FOUND', 'PROJECT_NOT_FOUND'] },
+  },
+]);
 
 export const authApiRoutes = defineRoutes([
   // ---- user auth ----
@@ -439,6 +786,7 @@ export const authApiRoutes = defineRoutes([
     security: 'admin',
     query: auditQuery.extend({ projectId: hexId.optional().describe('Only this project.') }),
     responses: { 200: { description: 'Newest first.', schema: envelope(adminPage(auditEntry)) } },
+    errors: { 403: ['PLATFORM_ADMIN_REQUIRED'] },
   },
   {
     method: 'post',
@@ -530,4 +878,5 @@ export const authApiRoutes = defineRoutes([
     },
     errors: { 404: ['PROJECT_NOT_FOUND'] },
   },
+  ...consoleRoutes,
 ]);

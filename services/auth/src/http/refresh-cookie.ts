@@ -13,7 +13,8 @@ export function isHeaderMode(req: Request): boolean {
   return (req.header('x-refresh-token-mode') ?? '').trim().toLowerCase() === 'header';
 }
 
-function overHttps(req: Request): boolean {
+/** The client reached us over https (the first X-Forwarded-Proto hop, set by the edge). */
+export function overHttps(req: Request): boolean {
   const first = (req.header('x-forwarded-proto') ?? '').split(',')[0]?.trim().toLowerCase();
   return req.secure || first === 'https';
 }

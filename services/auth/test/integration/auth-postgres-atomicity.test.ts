@@ -18,7 +18,9 @@ import { verifyEmail } from '../../src/domain/codes/verify-email';
 import { resetPassword } from '../../src/domain/codes/reset-password';
 import { issueResetCode } from '../../src/domain/codes/request-code';
 import { deleteProjectUsers } from '../../src/domain/maintenance/delete-project-users';
-import { hexIdGenerator } from '../../src/adapters/hex-ids';
+import { hexIdGenerator, newHexId } from '../../src/adapters/hex-ids';
+import { changeMemberRole } from '../../src/domain/console/change-member-role';
+import type { ConsoleAccount } from '../../src/domain/console/account';
 import { AUTH_TEST_ENV, MAIL_ENVELOPE_KEY, MIGRATIONS_DIR } from './harness';
 
 /**
@@ -369,6 +371,12 @@ describe('project deletion', () => {
     await newUser(b, p);
     await issueResetCode(a.deps, p, user, 'it');
     await a.claims.reserveAttempt(p, `code-${p}`, 5, new Date(Date.now() + 60_000));
+    // The console's: a member and an invitation.
+    const account = await consoleAccount();
+    expect(
+      await a.console.members.change(p, () => ({ accountId: account.id, role: 'owner', events: [] })),
+    ).toBe(true);
+    expect(await b.console.members.insertInvitation(invitation(p), [])).toBe(true);
   }
 
   it('removes every row of the project in every table; another project keeps all of its rows', async () => {
@@ -385,6 +393,8 @@ describe('project deletion', () => {
         'user_unique_values',
         'session_families',
         'refresh_tokens',
+        'console_memberships',
+        'console_invitations',
       ]),
     );
 
@@ -418,5 +428,98 @@ describe('project deletion', () => {
     expect(await b.projects.findByKeyHash(fresh.hash)).toBeNull();
     expect(await a.projects.replaceKey(p, 'secret', fresh, [])).toBe(false);
     expect(await a.projects.markDeleted(p, [])).toBe(false);
+  });
+});
+
+async function consoleAccount(): Promise<ConsoleAccount> {
+  const now = new Date();
+  const account = {
+    id: newHexId(),
+    email: email(),
+    passwordHash: 'h',
+    platformAdmin: false,
+    createdAt: now,
+    updatedAt: now,
+  };
+  await a.console.accounts.insert(account);
+  return account;
+}
+
+function invitation(p: ProjectId) {
+  const now = new Date();
+  return {
+    id: newHexId(),
+    projectId: p,
+    email: email(),
+    role: 'viewer' as const,
+    tokenHash: newHexId().padEnd(64, '0'),
+    invitedBy: null,
+    createdAt: now,
+    expiresAt: new Date(now.getTime() + 86_400_000),
+  };
+}
+
+describe('console members and codes across replicas', () => {
+  const source = { actor: { type: 'platform-admin' as const }, clientIp: null, requestId: 'it' };
+
+  it('two owners demoting each other on two replicas: exactly one succeeds, one owner remains', async () => {
+    for (let round = 0; round < 5; round++) {
+      const p = await project();
+      const [x, y] = [await consoleAccount(), await consoleAccount()];
+      for (const id of [x.id, y.id])
+        await a.console.members.change(p, () => ({ accountId: id, role: 'owner', events: [] }));
+      const outcomes = await Promise.allSettled([
+        changeMemberRole(a.console, p, x.id, 'viewer', source),
+        changeMemberRole(b.console, p, y.id, 'viewer', source),
+      ]);
+      expect(outcomes.map((o) => o.status).sort()).toEqual(['fulfilled', 'rejected']);
+      const refused = outcomes.find((o) => o.status === 'rejected') as PromiseRejectedResult;
+      expect((refused.reason as { code?: string }).code).toBe('LAST_OWNER');
+      const roles = (await b.console.members.ofProject(p)).map((m) => m.role).sort();
+      expect(roles).toEqual(['owner', 'viewer']);
+    }
+  });
+
+  it('an invitation is used once, whichever replicas race for it; a cancelled one not at all', async () => {
+    const p = await project();
+    const inv = invitation(p);
+    await a.console.members.insertInvitation(inv, []);
+    const now = new Date();
+    const claims = await Promise.all([
+      a.console.members.claimInvitation(inv.id, now),
+      b.console.members.claimInvitation(inv.id, now),
+      a.console.members.claimInvitation(inv.id, now),
+      b.console.members.claimInvitation(inv.id, now),
+    ]);
+    expect(claims.filter(Boolean)).toHaveLength(1);
+    const other = invitation(p);
+    await a.console.members.insertInvitation(other, []);
+    const [cancelled, claimed] = await Promise.all([
+      b.console.members.cancelInvitation(p, other.id, now),
+      a.console.members.claimInvitation(other.id, now),
+    ]);
+    expect([cancelled, claimed].filter(Boolean)).toHaveLength(1);
+  });
+
+  it('a reset code sets one password, whichever replicas race to use it, and carries its event in the same commit', async () => {
+    const account = await consoleAccount();
+    const now = new Date();
+    const code = {
+      accountId: account.id,
+      tokenHash: 'c'.repeat(64),
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + 3_600_000),
+    };
+    const event = createEvent('project.created', await project(), { name: 'stand-in for the reset mail' });
+    expect(await a.console.accounts.putResetCode(code, [event], now)).toBe(true);
+    expect(await count(`SELECT count(*) AS n FROM outbox WHERE event->>'id' = $1`, [event.id])).toBe(1);
+    const used = await Promise.all(
+      ['h-a', 'h-b', 'h-c', 'h-d'].map((h, i) =>
+        (i % 2 ? b : a).console.accounts.consumeResetCode(account.id, code.tokenHash, h, new Date()),
+      ),
+    );
+    expect(used.filter(Boolean)).toHaveLength(1);
+    const winner = ['h-a', 'h-b', 'h-c', 'h-d'][used.indexOf(true)];
+    expect((await b.console.accounts.findById(account.id))?.passwordHash).toBe(winner);
   });
 });

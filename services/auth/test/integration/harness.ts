@@ -6,8 +6,11 @@ import {
   createLogger,
   generateAssertionKeyPair,
   openCodes,
+  openConsoleCodes,
   signAssertion,
   type CodeEventType,
+  type ConsoleActorClaim,
+  type ConsoleCodeEventType,
   type EventEnvelope,
   type MailCodes,
   type EventPublisher,
@@ -47,6 +50,10 @@ export interface Harness {
   relay: OutboxRelayLoop;
   /** The link token and code a verification or reset event carries sealed, opened as mail would. */
   codes(event: EventEnvelope): MailCodes;
+  /** The link token a console invitation or reset event carries sealed, opened as mail would. */
+  consoleToken(event: EventEnvelope): string;
+  /** What the service told gateways to drop (core NATS in production), in order. */
+  invalidated: { projects: string[]; accounts: string[] };
   /** Moves the service's clock (codes, refresh tokens); access-token times use the real clock. */
   advance(seconds: number): void;
   /** A live project in the auth database (the user API refuses unknown or deleted ones). */
@@ -69,6 +76,10 @@ export interface CallOpts {
   noAssertion?: boolean;
   /** The client address the gateway would assert (audit entries). */
   clientIp?: string;
+  /** The console account the gateway resolved from a session cookie (claim `acct`). */
+  account?: ConsoleActorClaim;
+  /** The projects such an account may list (claim `scp`). */
+  scope?: string[];
 }
 
 const DEFAULT_SETTINGS: ProjectSettingsClaim = {
@@ -157,6 +168,11 @@ export async function harnessOn(
   let offsetMs = 0;
   const clock = () => new Date(Date.now() + offsetMs);
   const published: EventEnvelope[] = [];
+  const invalidated = { projects: [] as string[], accounts: [] as string[] };
+  const invalidator = {
+    projectChanged: (id: string) => void invalidated.projects.push(id),
+    consoleAccountChanged: (id: string) => void invalidated.accounts.push(id),
+  };
   const publisher: EventPublisher = {
     publish: async (e) => {
       published.push(e);
@@ -164,7 +180,11 @@ export async function harnessOn(
     },
   };
   // Not started: writes kick it, tests flush it; no periodic pass races their assertions.
-  const wiring = await wireAuth(opened.store, config, logger, publisher, { clock, relayIntervalMs: 60_000 });
+  const wiring = await wireAuth(opened.store, config, logger, publisher, {
+    clock,
+    relayIntervalMs: 60_000,
+    invalidator,
+  });
   const { relay, projects } = wiring;
   const svc = createApp({
     logger,
@@ -172,12 +192,14 @@ export async function harnessOn(
     readiness: [],
     projects: {
       projects,
-      invalidator: { projectChanged: () => undefined },
+      invalidator,
       ids: wiring.projectIds,
       defaults: { storageBytes: 1, documents: 1, mailMonthly: 1 },
+      members: wiring.console.members,
     },
     auth: wiring.deps,
     audit: wiring.audit,
+    console: wiring.console,
   });
   const server = http.createServer(svc.app);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -194,6 +216,9 @@ export async function harnessOn(
     published,
     relay,
     codes: (e) => openCodes([config.MAIL_ENVELOPE_KEY], e as EventEnvelope<CodeEventType>),
+    consoleToken: (e) =>
+      openConsoleCodes([config.MAIL_ENVELOPE_KEY], e as EventEnvelope<ConsoleCodeEventType>).token,
+    invalidated,
     advance: (s) => {
       offsetMs += s * 1000;
     },
@@ -238,6 +263,8 @@ export async function harnessOn(
           ...(projectId ? { projectId } : {}),
           ...(projectId && !opts.admin ? { keyType: 'publishable' as const, settings } : {}),
           ...(projectId && opts.admin ? { settings } : {}),
+          ...(opts.account ? { account: opts.account } : {}),
+          ...(opts.scope ? { scope: opts.scope } : {}),
         });
       }
       if (opts.token) headers.authorization = `Bearer ${opts.token}`;

@@ -46,6 +46,31 @@ describe('AssertionIssuer', () => {
     expect(calls).toHaveLength(5);
   });
 
+  it("never hands one caller's admin assertion to another: the token, each console account, each scope", async () => {
+    const { issuer, calls } = counting();
+    const acct = { id: 'a1', email: 'a@example.com', platformAdmin: false };
+    await issuer.issue('auth', { admin: true, clientIp: '203.0.113.1' });
+    await issuer.issue('auth', { admin: true, clientIp: '203.0.113.1', account: acct });
+    await issuer.issue('auth', { admin: true, clientIp: '203.0.113.1', account: { ...acct, id: 'a2' } });
+    await issuer.issue('auth', {
+      admin: true,
+      clientIp: '203.0.113.1',
+      account: { ...acct, platformAdmin: true },
+    });
+    await issuer.issue('auth', { admin: true, clientIp: '203.0.113.1', account: acct, scope: [] });
+    await issuer.issue('auth', {
+      admin: true,
+      clientIp: '203.0.113.1',
+      account: acct,
+      scope: ['64b7f0c2a1b2c3d4e5f60718'],
+    });
+    expect(calls).toHaveLength(6);
+    expect(calls.map(([, c]) => c.account?.id)).toEqual([undefined, 'a1', 'a2', 'a1', 'a1', 'a1']);
+    // the same caller again: reused
+    await issuer.issue('auth', { admin: true, clientIp: '203.0.113.1', account: acct });
+    expect(calls).toHaveLength(6);
+  });
+
   it('signs again once the reuse period is over', async () => {
     const calls: string[] = [];
     const issuer = new AssertionIssuer(async (aud) => {

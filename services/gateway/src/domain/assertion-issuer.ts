@@ -5,11 +5,11 @@ import type { ResolvedProject } from '../ports';
 export type Sign = (audience: ServiceName, claims: AssertionClaims) => Promise<string>;
 
 /**
- * Assertions name the caller (project entry, key type, admin, client address) and the target
- * service, not the request: one is signed per caller and audience and reused for `reuseMs` (half
- * its 60 s lifetime), so a request costs a cache lookup instead of a signature, and the service
- * verifies each token once. A project's cached entry is a new object after any change to it
- * (NATS invalidation, TTL), so changed settings get a fresh assertion at once.
+ * Assertions name the caller (project entry, key type, admin, console account, client address)
+ * and the target service, not the request: one is signed per caller and audience and reused for
+ * `reuseMs` (half its 60 s lifetime), so a request costs a cache lookup instead of a signature,
+ * and the service verifies each token once. A project's cached entry is a new object after any
+ * change to it (NATS invalidation, TTL), so changed settings get a fresh assertion at once.
  */
 export class AssertionIssuer {
   private readonly issued: LRUCache<string, Promise<string>>;
@@ -25,7 +25,12 @@ export class AssertionIssuer {
   }
 
   issue(audience: ServiceName, claims: AssertionClaims, project?: ResolvedProject): Promise<string> {
-    const key = `${audience}|${project ? this.entryId(project) : 0}|${claims.admin ? 1 : 0}|${claims.keyType ?? ''}|${claims.clientIp ?? ''}`;
+    const acct = claims.account;
+    // a console account's claims (and the scope of a project list) are part of what is asserted
+    const who = acct
+      ? `${acct.id}|${acct.platformAdmin ? 1 : 0}|${acct.email}|${claims.scope?.join(',') ?? '*'}`
+      : '';
+    const key = `${audience}|${project ? this.entryId(project) : 0}|${claims.admin ? 1 : 0}|${claims.keyType ?? ''}|${claims.clientIp ?? ''}|${who}`;
     const hit = this.issued.get(key);
     if (hit) return hit;
     const signed = this.sign(audience, claims);

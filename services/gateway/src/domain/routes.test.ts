@@ -39,12 +39,37 @@ describe('matchRoute', () => {
     ['/api/admin/projects/64b7f0c2a1b2c3d4e5f60718/storage/usage', 'storage', 'admin-project', false],
     ['/api/admin/projects/64b7f0c2a1b2c3d4e5f60718/usage', 'gateway', 'admin-project', false],
     ['/api/openapi.json', 'gateway', 'public', false],
+    ['/api/console/login', 'auth', 'public', true],
+    ['/api/console/session', 'auth', 'public', false],
+    ['/api/console/logout', 'auth', 'public', false],
+    ['/api/console/session/', 'auth', 'public', true],
+    ['/api/console/password', 'auth', 'public', true],
+    ['/api/console/invitations/accept', 'auth', 'public', true],
+    ['/api/admin/console/accounts', 'auth', 'admin', false],
+    ['/api/admin/console/accounts/64b7f0c2a1b2c3d4e5f60719/sessions/revoke', 'auth', 'admin', false],
+    ['/api/admin/projects/64b7f0c2a1b2c3d4e5f60718/members', 'auth', 'admin-project', false],
+    [
+      '/api/admin/projects/64b7f0c2a1b2c3d4e5f60718/members/invitations/64b7f0c2a1b2c3d4e5f60719',
+      'auth',
+      'admin-project',
+      false,
+    ],
   ])('routes %s to %s with %s auth', (path, service, auth, authLimiter) => {
     expect(matchRoute(path)).toMatchObject({ service, auth, authLimiter });
   });
 
   it('routes nothing else (internal APIs are unreachable from outside)', () => {
-    for (const p of ['/internal/keys/resolve', '/api', '/api/dataX', '/metrics', '/api/userAuthX']) {
+    for (const p of [
+      '/internal/keys/resolve',
+      '/internal/console/sessions/resolve',
+      '/api',
+      '/api/dataX',
+      '/metrics',
+      '/api/userAuthX',
+      '/api/consoleX',
+      '/api/admin',
+      '/api/admin/consoleX',
+    ]) {
       expect(matchRoute(p)).toBeUndefined();
     }
   });
@@ -91,4 +116,17 @@ describe('mutatedProjectId', () => {
     ['POST', `/api/admin/projects/${id}`],
     ['PUT', `/api/admin/projects/${id}/collections/x`],
   ])('ignores %s %s', (method, path) => expect(mutatedProjectId(method, path)).toBeUndefined());
+});
+
+describe('the console’s session check and sign-out', () => {
+  it('are limited per caller (the session’s account), the credential routes per address and strictly', () => {
+    expect(matchRoute('/api/console/session')).toMatchObject({ perCaller: true, authLimiter: false });
+    expect(matchRoute('/api/console/logout')).toMatchObject({ perCaller: true, authLimiter: false });
+    for (const path of [
+      '/api/console/login',
+      '/api/console/password-reset',
+      '/api/console/invitations/accept',
+    ])
+      expect(matchRoute(path)).not.toHaveProperty('perCaller');
+  });
 });

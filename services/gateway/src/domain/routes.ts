@@ -1,8 +1,9 @@
 import type { ServiceName } from '@baas/common';
 
 /**
- * The routing table. `key`: a project API key is required; `admin`: the platform admin token;
- * `admin-project`: the admin token plus a project id in the path that must exist; `public`: none.
+ * The routing table. `key`: a project API key is required; `admin`: the platform admin token or
+ * a console session whose role allows the request (domain/console-access.ts); `admin-project`:
+ * the same plus a project id in the path that must exist; `public`: none.
  */
 export type RouteAuth = 'key' | 'admin' | 'admin-project' | 'public';
 
@@ -19,6 +20,11 @@ export interface RouteMatch {
   prefix: string;
   /** The stricter auth limiter applies too. */
   authLimiter: boolean;
+  /**
+   * Limited per caller like an admin request when it carries a live console session (the
+   * console's own session check and sign-out), else per address.
+   */
+  perCaller?: boolean;
   projectId?: string;
   /** Set when `service` is `gateway`. */
   answer?: GatewayAnswer;
@@ -32,6 +38,7 @@ export interface RouteGroup {
   authLimiter: boolean;
   /** Only the prefix itself, nothing under it. */
   exact?: boolean;
+  perCaller?: boolean;
   answer?: GatewayAnswer;
 }
 
@@ -50,6 +57,9 @@ export const ADMIN_PROJECT_SEGMENTS: Readonly<
   mail: { service: 'mail' },
   'users-schema': { service: 'auth' },
   users: { service: 'auth' },
+  // Console members; a project's audit log stays on /api/admin/projects (auth answers it after
+  // the project was deleted too).
+  members: { service: 'auth' },
   usage: { service: 'gateway', answer: 'project-usage', exact: true },
 };
 
@@ -67,6 +77,27 @@ export const ROUTE_GROUPS: readonly RouteGroup[] = [
   { prefix: '/api/admin/mail', service: 'mail', auth: 'admin', authLimiter: false },
   { prefix: '/api/admin/signing-keys', service: 'auth', auth: 'admin', authLimiter: false },
   { prefix: '/api/admin/audit', service: 'auth', auth: 'admin', authLimiter: false },
+  { prefix: '/api/admin/console', service: 'auth', auth: 'admin', authLimiter: false },
+  // Console sign-in, session, invitations, password reset: anyone may try, at the auth limit.
+  // The console asks for its session on every page load and signs out: those count against the
+  // session's account (per address without one), not the strict limit that guards credentials.
+  {
+    prefix: '/api/console/session',
+    service: 'auth',
+    auth: 'public',
+    authLimiter: false,
+    exact: true,
+    perCaller: true,
+  },
+  {
+    prefix: '/api/console/logout',
+    service: 'auth',
+    auth: 'public',
+    authLimiter: false,
+    exact: true,
+    perCaller: true,
+  },
+  { prefix: '/api/console', service: 'auth', auth: 'public', authLimiter: true },
   { prefix: '/api/userAuth', service: 'auth', auth: 'key', authLimiter: true },
   { prefix: '/api/data', service: 'data', auth: 'key', authLimiter: false },
   { prefix: '/api/storage', service: 'storage', auth: 'key', authLimiter: false },
@@ -85,6 +116,7 @@ function matched(g: RouteGroup, prefix: string, projectId?: string): RouteMatch 
   const m: RouteMatch = { service: g.service, auth: g.auth, authLimiter: g.authLimiter, prefix };
   if (projectId !== undefined) m.projectId = projectId;
   if (g.answer) m.answer = g.answer;
+  if (g.perCaller) m.perCaller = true;
   return m;
 }
 

@@ -1,10 +1,18 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { errors, isProjectIdString, type AppError } from '@baas/common';
-import { isUsersCollectionPath } from '../domain/routes';
+import {
+  AppError,
+  consoleSessionTokenHash,
+  errors,
+  isProjectIdString,
+  type ConsoleSessionResolution,
+} from '@baas/common';
+import { isUsersCollectionPath, type RouteMatch } from '../domain/routes';
 import { originAllowed } from '../domain/origin-policy';
-import type { ProjectDirectory } from '../ports';
+import { consoleRequirement, decideConsoleAccess, type ConsoleRefusal } from '../domain/console-access';
+import type { ConsoleSessions, ProjectDirectory } from '../ports';
 import { corsForProject } from './cors';
 import { header, type Exchange } from './exchange';
+import { consoleSessionToken, csrfTokenValid, needsCsrfToken, originIsOwn } from './console-cookie';
 
 const KEY_FORMAT = /^(pk|sk)_live_[A-Za-z0-9_-]{16,200}$/;
 
@@ -12,33 +20,103 @@ function sha256(s: string): Buffer {
   return createHash('sha256').update(s, 'utf8').digest();
 }
 
-/**
- * Establishes who is calling: a project key (x-api-key), the platform admin token (Bearer), or
- * nobody for public routes; checks the origin allowlist and the reserved users collection. Sets
- * `ex.claims` (and `ex.project`), or returns the error to answer with.
- */
-export function authenticator(opts: { directory: ProjectDirectory; adminToken: string }) {
-  const adminDigest = sha256(opts.adminToken);
-  const isAdmin = (ex: Exchange): boolean => {
-    const h = header(ex.req, 'authorization');
-    if (!h?.startsWith('Bearer ')) return false;
-    // Digests have equal length, so the comparison is constant-time whatever was sent.
-    return timingSafeEqual(sha256(h.slice(7)), adminDigest);
-  };
+/** Who is calling an admin route: the platform admin token, or a live console session. */
+export type AdminCaller =
+  | { kind: 'token' }
+  | { kind: 'session'; tokenHash: string; token: string; session: ConsoleSessionResolution };
 
-  return async (ex: Exchange): Promise<AppError | undefined> => {
+/** The admin limiter's key of a caller: one bucket per console account, one for the token. */
+export function adminRateKey(caller: AdminCaller): string {
+  return caller.kind === 'token' ? 'token' : `account:${caller.session.accountId}`;
+}
+
+export function isAdminRoute(route: RouteMatch | undefined): boolean {
+  return route?.auth === 'admin' || route?.auth === 'admin-project';
+}
+
+const REFUSALS: Record<ConsoleRefusal, () => AppError> = {
+  PLATFORM_ADMIN_REQUIRED: () =>
+    errors.forbidden('PLATFORM_ADMIN_REQUIRED', 'Only a platform admin may do this'),
+  PROJECT_NOT_FOUND: () => errors.notFound('PROJECT_NOT_FOUND', 'Project not found'),
+  INSUFFICIENT_ROLE: () =>
+    errors.forbidden('INSUFFICIENT_ROLE', 'Your role on this project does not allow this'),
+};
+
+const csrfTokenInvalid = () =>
+  errors.forbidden('CSRF_TOKEN_INVALID', 'Missing or invalid x-csrf-token, or a request from another origin');
+
+export interface AuthenticatorOptions {
+  directory: ProjectDirectory;
+  adminToken: string;
+  sessions: ConsoleSessions;
+}
+
+/**
+ * Establishes who is calling: a project key (x-api-key), the platform admin token (Bearer) or a
+ * console session (the `baas_console` cookie) on admin routes, or nobody for public routes;
+ * checks the origin allowlist, the reserved users collection and, for a console session, CSRF
+ * and the account's role. `identifyAdmin` runs first on admin routes (the admin rate limit is per
+ * caller); `authenticate` then sets `ex.claims` (and `ex.project`), or returns the error.
+ */
+export function authenticator(opts: AuthenticatorOptions) {
+  const adminDigest = sha256(opts.adminToken);
+
+  /**
+   * An Authorization header decides alone (the token wins; a wrong one is no caller), else the
+   * console cookie. `lookUp: false` takes only a session already in memory (see rate-limit.ts).
+   */
+  async function identifyAdmin(ex: Exchange, lookUp = true): Promise<AdminCaller | undefined> {
+    const h = header(ex.req, 'authorization');
+    if (h !== undefined) {
+      if (!h.startsWith('Bearer ')) return undefined;
+      // Digests have equal length, so the comparison is constant-time whatever was sent.
+      return timingSafeEqual(sha256(h.slice(7)), adminDigest) ? { kind: 'token' } : undefined;
+    }
+    const token = consoleSessionToken(ex.req);
+    if (!token) return undefined;
+    const tokenHash = consoleSessionTokenHash(token);
+    if (!lookUp && !(opts.sessions.has?.(tokenHash) ?? false)) return undefined;
+    const session = await opts.sessions.resolve(tokenHash, ex.id);
+    return session ? { kind: 'session', tokenHash, token, session } : undefined;
+  }
+
+  /** A console session's request: from the console (Origin, CSRF), allowed by the account's role. */
+  function authorizeSession(ex: Exchange, caller: Extract<AdminCaller, { kind: 'session' }>) {
+    const method = ex.req.method ?? 'GET';
+    if (!originIsOwn(ex.req)) return { error: csrfTokenInvalid() };
+    if (needsCsrfToken(method) && !csrfTokenValid(ex.req, caller.token)) return { error: csrfTokenInvalid() };
+    const decision = decideConsoleAccess(caller.session, consoleRequirement(method, ex.path));
+    if (!decision.allowed) return { error: REFUSALS[decision.refusal]() };
+    const { accountId, email, platformAdmin } = caller.session;
+    return {
+      claims: {
+        account: { id: accountId, email, platformAdmin },
+        ...(decision.scope ? { scope: decision.scope } : {}),
+      },
+    };
+  }
+
+  async function authenticate(ex: Exchange, caller?: AdminCaller): Promise<AppError | undefined> {
     const route = ex.route;
     if (!route) return errors.routeNotFound();
     switch (route.auth) {
       case 'public':
-        ex.claims = { admin: false };
+        // the address goes along for what the service records (a console session's sign-in)
+        ex.claims = { admin: false, clientIp: ex.ip };
         return undefined;
       case 'admin':
-        if (!isAdmin(ex)) return errors.adminTokenRequired();
-        ex.claims = { admin: true, clientIp: ex.ip };
-        return undefined;
       case 'admin-project': {
-        if (!isAdmin(ex)) return errors.adminTokenRequired();
+        if (!caller) return errors.adminTokenRequired();
+        let account = {};
+        if (caller.kind === 'session') {
+          const r = authorizeSession(ex, caller);
+          if (r.error) return r.error;
+          account = r.claims;
+        }
+        if (route.auth === 'admin') {
+          ex.claims = { admin: true, clientIp: ex.ip, ...account };
+          return undefined;
+        }
         const pid = route.projectId ?? '';
         const project = isProjectIdString(pid) ? await opts.directory.byId(pid, ex.id) : null;
         if (!project) return errors.notFound('PROJECT_NOT_FOUND', 'Project not found');
@@ -48,6 +126,7 @@ export function authenticator(opts: { directory: ProjectDirectory; adminToken: s
           projectId: project.projectId,
           settings: project.settings,
           clientIp: ex.ip,
+          ...account,
         };
         return undefined;
       }
@@ -73,5 +152,7 @@ export function authenticator(opts: { directory: ProjectDirectory; adminToken: s
         return undefined;
       }
     }
-  };
+  }
+
+  return { identifyAdmin, authenticate };
 }

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { CONSOLE_CSP, ConsoleSite } from './console';
+import { CONSOLE_CSP, ConsoleSite, PREVIEW_CSP } from './console';
 
 interface Answer {
   status: number;
@@ -52,6 +52,8 @@ describe('the console site (/console)', () => {
     writeFileSync(join(dir, 'index.html'), '<!doctype html><title>console</title>');
     writeFileSync(join(dir, 'assets', 'index-abc123.js'), script);
     writeFileSync(join(dir, 'favicon.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>');
+    writeFileSync(join(dir, 'preview.html'), '<!doctype html><title>preview</title>');
+    writeFileSync(join(dir, 'preview.js'), 'addEventListener("message", () => {});');
     server = await serve(new ConsoleSite({ dir }));
   });
   afterAll(async () => {
@@ -77,6 +79,39 @@ describe('the console site (/console)', () => {
     ])
       expect(CONSOLE_CSP).toContain(directive);
     expect(CONSOLE_CSP).not.toContain('unsafe-inline');
+  });
+
+  it('frames the mail preview page only: its own CSP, sandboxed, framed by the console alone', async () => {
+    expect(CONSOLE_CSP).toContain("frame-src 'self'");
+    const page = await get(server, '/console/preview.html');
+    expect(page.status).toBe(200);
+    expect(page.body.toString()).toContain('<title>preview</title>');
+    expect(page.headers['content-security-policy']).toBe(PREVIEW_CSP);
+    expect(page.headers['x-frame-options']).toBe('SAMEORIGIN');
+    expect(page.headers['cache-control']).toBe('no-cache');
+    const csp = new Map(
+      PREVIEW_CSP.split('; ').map((d) => [d.split(' ')[0], d.split(' ').slice(1).join(' ')] as const),
+    );
+    expect(Object.fromEntries(csp)).toEqual({
+      'default-src': "'none'",
+      'script-src': "'self'",
+      'style-src': "'unsafe-inline'",
+      'img-src': 'https: data:',
+      'frame-src': "'none'",
+      'form-action': "'none'",
+      'base-uri': "'none'",
+      'frame-ancestors': "'self'",
+      sandbox: 'allow-scripts',
+    });
+    // Its script is fetched by a document of an opaque origin: a same-origin CORP would refuse it.
+    const script = await get(server, '/console/preview.js');
+    expect([script.status, script.headers['cross-origin-resource-policy']]).toEqual([200, 'cross-origin']);
+    expect(script.headers['content-type']).toBe('text/javascript; charset=utf-8');
+    // Everything else keeps the console's headers: never framed, same-origin only.
+    const app = await get(server, '/console/projects/x/mail');
+    expect(app.headers['content-security-policy']).toBe(CONSOLE_CSP);
+    expect(app.headers['x-frame-options']).toBe('DENY');
+    expect(app.headers['cross-origin-resource-policy']).toBe('same-origin');
   });
 
   it('serves hashed assets for a year, gzipped when asked, and 304 on a matching ETag', async () => {

@@ -11,7 +11,7 @@ export const CONSOLE_PATH = '/console';
 /**
  * The console's Content-Security-Policy: its own scripts, styles and API only. No inline script
  * or style, no other origin (fonts, CDNs, analytics), never framed, no plugins, no <base>.
- * `blob:` images are upload previews made in the page.
+ * `blob:` images are upload previews made in the page; the only frame is the mail preview page.
  */
 export const CONSOLE_CSP = [
   "default-src 'self'",
@@ -20,6 +20,7 @@ export const CONSOLE_CSP = [
   "img-src 'self' blob:",
   "font-src 'self'",
   "connect-src 'self'",
+  "frame-src 'self'",
   "object-src 'none'",
   "base-uri 'none'",
   "form-action 'self'",
@@ -28,13 +29,66 @@ export const CONSOLE_CSP = [
   "trusted-types 'none'",
 ].join('; ');
 
+const PERMISSIONS_POLICY = 'camera=(), microphone=(), geolocation=(), payment=(), usb=()';
+
 /** Added to (or replacing helmet's) headers on every console answer. */
 const CONSOLE_HEADERS: ReadonlyArray<[string, string]> = [
   ['Content-Security-Policy', CONSOLE_CSP],
   ['Cross-Origin-Resource-Policy', 'same-origin'],
   ['X-Frame-Options', 'DENY'],
-  ['Permissions-Policy', 'camera=(), microphone=(), geolocation=(), payment=(), usb=()'],
+  ['Permissions-Policy', PERMISSIONS_POLICY],
 ];
+
+/**
+ * The mail preview page (packages/console/public/preview.html and its script, preview.js): the
+ * console frames it with `sandbox="allow-scripts"` (an opaque origin: no cookie, storage or DOM
+ * of the console's) and posts it the rendered HTML of a template, which it shows in a nested
+ * `sandbox=""` frame (no script at all). Tenant-authored HTML thus never runs with the console's
+ * origin, and is not held to the console's own CSP either.
+ */
+export const PREVIEW_PAGE = 'preview.html';
+export const PREVIEW_SCRIPT = 'preview.js';
+
+/**
+ * The preview page's CSP (inherited by the mail's srcdoc frame): its one script file, the mail's
+ * inline styles and https/data images, nothing fetched or posted by script, no frame navigated
+ * anywhere, no <base>; framed by the console only. `sandbox allow-scripts` keeps it in an opaque
+ * origin even when opened on its own.
+ */
+export const PREVIEW_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'unsafe-inline'",
+  'img-src https: data:',
+  "frame-src 'none'",
+  "form-action 'none'",
+  "base-uri 'none'",
+  "frame-ancestors 'self'",
+  'sandbox allow-scripts',
+].join('; ');
+
+const PREVIEW_PAGE_HEADERS: ReadonlyArray<[string, string]> = [
+  ['Content-Security-Policy', PREVIEW_CSP],
+  ['Cross-Origin-Resource-Policy', 'same-origin'],
+  ['X-Frame-Options', 'SAMEORIGIN'],
+  ['Permissions-Policy', PERMISSIONS_POLICY],
+];
+
+/**
+ * The preview page's script is loaded by a document of an opaque origin: a same-origin resource
+ * policy would refuse it that document. It is public, static code.
+ */
+const PREVIEW_SCRIPT_HEADERS: ReadonlyArray<[string, string]> = [
+  ...CONSOLE_HEADERS.filter(([name]) => name !== 'Cross-Origin-Resource-Policy'),
+  ['Cross-Origin-Resource-Policy', 'cross-origin'],
+];
+
+/** The headers of a file of the build (by its path under the base). */
+function headersFor(rel: string): ReadonlyArray<[string, string]> {
+  if (rel === PREVIEW_PAGE) return PREVIEW_PAGE_HEADERS;
+  if (rel === PREVIEW_SCRIPT) return PREVIEW_SCRIPT_HEADERS;
+  return CONSOLE_HEADERS;
+}
 
 /** Vite's hashed output: the name changes with the content, so it may be cached for a year. */
 const IMMUTABLE = 'public, max-age=31536000, immutable';
@@ -191,7 +245,8 @@ export class ConsoleSite {
     if (!files) return sendError(ex, notBuilt(this.options.dir));
     const rel = ex.path.slice(CONSOLE_PATH.length + 1);
     let file = files.get(rel);
-    if (!file) {
+    if (file) for (const [name, value] of headersFor(rel)) res.setHeader(name, value);
+    else {
       // A missing hashed asset is an old page asking for a previous build: 404, never the HTML.
       if (rel.startsWith('assets/'))
         return sendError(ex, errors.notFound('NOT_FOUND', 'No such console file'));

@@ -12,6 +12,7 @@ import {
 } from '@baas/common';
 import type { GatewayObserver, UpstreamFailure } from '../ports';
 import { header, sendError, type Exchange } from './exchange';
+import { withoutConsoleCookie } from './console-cookie';
 
 /** Hop-by-hop headers (RFC 9110 §7.6.1) and what undici sets itself: never forwarded. */
 const HOP_BY_HOP = new Set([
@@ -49,6 +50,8 @@ export interface ForwardOptions {
   assertion: string;
   /** The admin token is for the gateway only. */
   dropAuthorization: boolean;
+  /** The console session cookie is for the gateway and the console's own routes only. */
+  dropConsoleCookie: boolean;
   /** Called with the upstream status before any byte of the answer reaches the client. */
   onResponse?: (status: number) => void;
 }
@@ -180,6 +183,11 @@ export class Upstream {
       if (v !== undefined) out[name] = v;
     }
     if (opts.dropAuthorization) delete out.authorization;
+    if (opts.dropConsoleCookie && typeof out.cookie === 'string') {
+      const rest = withoutConsoleCookie(out.cookie);
+      if (rest === undefined) delete out.cookie;
+      else out.cookie = rest;
+    }
     out[ASSERTION_HEADER] = opts.assertion;
     out['x-request-id'] = ex.id;
     // Tracing off: a trace id of the request's own still ties its services' events together.

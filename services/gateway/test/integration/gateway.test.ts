@@ -25,6 +25,8 @@ import { AuthProjectDirectory } from '../../src/adapters/auth-project-directory'
 import { CachedProjectDirectory } from '../../src/domain/cached-project-directory';
 import { RedisRateLimiter } from '../../src/adapters/redis-rate-limiter';
 import { subscribeInvalidations } from '../../src/adapters/nats-invalidation';
+import { AuthConsoleSessions } from '../../src/adapters/auth-console-sessions';
+import { CachedConsoleSessions } from '../../src/domain/cached-console-sessions';
 
 /**
  * The gateway against real Redis, NATS and a real auth service (on the store TEST_STORE names), with an echo
@@ -58,16 +60,19 @@ function gatewayWith(opts: {
   nats?: boolean;
 }) {
   const directory = new CachedProjectDirectory(new AuthProjectDirectory(authUrl, keys.privateKey), 60_000);
-  if (opts.nats !== false) subscribeInvalidations(nc, directory);
+  const consoleSessions = new CachedConsoleSessions(new AuthConsoleSessions(authUrl, keys.privateKey));
+  if (opts.nats !== false) subscribeInvalidations(nc, directory, consoleSessions);
   const prefix = opts.prefix ?? `rl:${randomBytes(4).toString('hex')}`;
   const client = opts.redisClient ?? redis;
   return createApp({
     logger,
     readiness: [],
     directory,
+    consoleSessions,
     globalLimiter: new RedisRateLimiter(client, opts.points ?? 1000, 900, `${prefix}:g`),
     authLimiter: new RedisRateLimiter(client, 3, 900, `${prefix}:a`),
-    limits: { globalWindowSeconds: 900, authWindowSeconds: 900 },
+    adminLimiter: new RedisRateLimiter(client, opts.points ?? 1000, 900, `${prefix}:adm`),
+    limits: { globalWindowSeconds: 900, authWindowSeconds: 900, adminWindowSeconds: 900 },
     trustProxy: 'loopback',
     adminToken,
     assertionPrivateKey: keys.privateKey,
@@ -110,10 +115,11 @@ beforeAll(async () => {
     invalidator: new NatsCacheInvalidator(nc),
     ids: wired.projectIds,
     defaults: { storageBytes: 100, documents: 100, mailMonthly: 100 },
+    members: wired.console.members,
   };
   const auth = createServiceApp({ service: 'auth', logger, readiness: [] });
   auth.app.use(requireGatewayAssertion(keys.publicKey, 'auth'));
-  auth.app.use('/internal', internalRoutes(projectDeps));
+  auth.app.use('/internal', internalRoutes(projectDeps, wired.console));
   auth.app.use('/api/admin/projects', adminProjectRoutes(projectDeps));
   authUrl = await listen(auth.finish());
   echoUrl = await listen((req, res) => {
@@ -350,9 +356,11 @@ describe('gateway (real Redis, NATS, auth service)', () => {
       logger,
       readiness: [],
       directory,
+      consoleSessions: new AuthConsoleSessions(authUrl, keys.privateKey),
       globalLimiter: new RedisRateLimiter(redis, 2, 900, `rl:${randomBytes(4).toString('hex')}`),
       authLimiter: new RedisRateLimiter(redis, 2, 900, `rl:${randomBytes(4).toString('hex')}`),
-      limits: { globalWindowSeconds: 900, authWindowSeconds: 900 },
+      adminLimiter: new RedisRateLimiter(redis, 2, 900, `rl:${randomBytes(4).toString('hex')}`),
+      limits: { globalWindowSeconds: 900, authWindowSeconds: 900, adminWindowSeconds: 900 },
       trustProxy: 'false',
       adminToken,
       assertionPrivateKey: keys.privateKey,
@@ -373,9 +381,11 @@ describe('gateway (real Redis, NATS, auth service)', () => {
       logger,
       readiness: [],
       directory,
+      consoleSessions: new AuthConsoleSessions(authUrl, keys.privateKey),
       globalLimiter: new RedisRateLimiter(redis, points, 900, `rl:${randomBytes(4).toString('hex')}`),
       authLimiter: new RedisRateLimiter(redis, points, 900, `rl:${randomBytes(4).toString('hex')}`),
-      limits: { globalWindowSeconds: 900, authWindowSeconds: 900 },
+      adminLimiter: new RedisRateLimiter(redis, points, 900, `rl:${randomBytes(4).toString('hex')}`),
+      limits: { globalWindowSeconds: 900, authWindowSeconds: 900, adminWindowSeconds: 900 },
       trustProxy,
       adminToken,
       assertionPrivateKey: keys.privateKey,

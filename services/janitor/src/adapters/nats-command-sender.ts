@@ -1,5 +1,5 @@
 import type { NatsConnection } from '@nats-io/nats-core';
-import type { JanitorCommand, JanitorReply } from '@baas/common';
+import { requestTraced, type JanitorCommand, type JanitorReply } from '@baas/common';
 import type { CommandSender } from '../ports';
 
 export class NatsCommandSender implements CommandSender {
@@ -9,7 +9,8 @@ export class NatsCommandSender implements CommandSender {
   ) {}
 
   async send(subject: string, command: JanitorCommand): Promise<JanitorReply> {
-    const msg = await this.nc.request(subject, JSON.stringify(command), { timeout: this.timeoutMs });
+    // A PRODUCER span whose context the owner's CONSUMER span continues (nats-tracing.ts).
+    const msg = await requestTraced(this.nc, subject, JSON.stringify(command), { timeout: this.timeoutMs });
     return msg.json<JanitorReply>();
   }
 }

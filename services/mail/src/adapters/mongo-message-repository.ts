@@ -1,11 +1,19 @@
 import { ObjectId, type Collection, type Db } from 'mongodb';
 import { type EventEnvelope, type ProjectId, type TimeKeyset } from '@baas/common';
 import { HIDE_OUTBOX, OUTBOX_FIELD, PURGE_FIELD, pushEvents, type OutboxFields } from '@baas/common/mongo';
-import type { IdGenerator, MessageRecord, MessageRepository, MessageStatus, StoredMessage } from '../ports';
+import type {
+  IdGenerator,
+  MessageOwner,
+  MessageRecord,
+  MessageRepository,
+  MessageStatus,
+  StoredMessage,
+} from '../ports';
 
 interface MessageDoc extends OutboxFields {
   _id: ObjectId;
-  projectId: string;
+  /** null: a platform mail of no project (a console account's password reset). */
+  projectId: string | null;
   to: string;
   templateKey?: string;
   system: boolean;
@@ -51,10 +59,10 @@ export class MongoMessageRepository implements MessageRepository {
     await this.coll.createIndex({ projectId: 1, createdAt: -1, _id: -1 });
   }
 
-  async create(projectId: ProjectId, r: MessageRecord): Promise<void> {
+  async create(owner: MessageOwner, r: MessageRecord): Promise<void> {
     const doc: MessageDoc = {
       _id: new ObjectId(r.id),
-      projectId,
+      projectId: owner,
       to: r.to,
       system: r.system,
       provider: r.provider,
@@ -67,46 +75,49 @@ export class MongoMessageRepository implements MessageRepository {
   }
 
   private async finish(
-    projectId: ProjectId,
+    owner: MessageOwner,
     id: string,
     $set: Partial<MessageDoc>,
     events: EventEnvelope[],
   ): Promise<void> {
     const _id = new ObjectId(id);
-    await this.coll.updateOne(
-      { _id, projectId },
-      pushEvents({ $set: { ...$set, finishedAt: new Date() } }, events),
-    );
+    const update = { $set: { ...$set, finishedAt: new Date() } };
+    // A platform mail has no event to carry (and an empty outbox field would wait for the relay forever).
+    if (events.length === 0) {
+      await this.coll.updateOne({ _id, projectId: owner }, update);
+      return;
+    }
+    await this.coll.updateOne({ _id, projectId: owner }, pushEvents(update, events));
     this.afterEvents(_id);
   }
 
-  markSent(projectId: ProjectId, id: string, attempts: number, events: EventEnvelope[]): Promise<void> {
-    return this.finish(projectId, id, { status: 'sent', attempts }, events);
+  markSent(owner: MessageOwner, id: string, attempts: number, events: EventEnvelope[]): Promise<void> {
+    return this.finish(owner, id, { status: 'sent', attempts }, events);
   }
 
   markFailed(
-    projectId: ProjectId,
+    owner: MessageOwner,
     id: string,
     attempts: number,
     reason: string,
     events: EventEnvelope[],
   ): Promise<void> {
-    return this.finish(projectId, id, { status: 'failed', attempts, error: reason }, events);
+    return this.finish(owner, id, { status: 'failed', attempts, error: reason }, events);
   }
 
-  async findById(projectId: ProjectId, id: string): Promise<StoredMessage | null> {
+  async findById(owner: MessageOwner, id: string): Promise<StoredMessage | null> {
     if (!ObjectId.isValid(id)) return null;
-    const d = await this.coll.findOne({ _id: new ObjectId(id), projectId });
+    const d = await this.coll.findOne({ _id: new ObjectId(id), projectId: owner });
     return d ? toMessage(d) : null;
   }
 
-  async list(projectId: ProjectId, page: { limit: number; before?: TimeKeyset }): Promise<StoredMessage[]> {
+  async list(owner: MessageOwner, page: { limit: number; before?: TimeKeyset }): Promise<StoredMessage[]> {
     const b = page.before;
     const after = b
       ? { $or: [{ createdAt: { $lt: b.at } }, { createdAt: b.at, _id: { $lt: new ObjectId(b.id) } }] }
       : {};
     const docs = await this.coll
-      .find({ projectId, [PURGE_FIELD]: { $exists: false }, ...after }, { projection: HIDE_OUTBOX })
+      .find({ projectId: owner, [PURGE_FIELD]: { $exists: false }, ...after }, { projection: HIDE_OUTBOX })
       .sort({ createdAt: -1, _id: -1 })
       .limit(page.limit)
       .toArray();

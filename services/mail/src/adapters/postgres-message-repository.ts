@@ -1,6 +1,6 @@
 import type { EventEnvelope, ProjectId, TimeKeyset } from '@baas/common';
 import { appendOutbox, withTransaction, type Pool } from '@baas/common/postgres';
-import type { MessageRecord, MessageRepository, MessageStatus, StoredMessage } from '../ports';
+import type { MessageOwner, MessageRecord, MessageRepository, MessageStatus, StoredMessage } from '../ports';
 
 interface MessageRow {
   id: string;
@@ -14,6 +14,13 @@ interface MessageRow {
   caused_by: string | null;
   created_at: Date;
 }
+
+/**
+ * The owner's rows: `project_id = $n` for a project, `project_id IS NULL` for the platform's
+ * mails (both use the listing index). `$n` is always bound, so the parameter numbers stay put.
+ */
+const ownerIs = (n: number, owner: MessageOwner) =>
+  owner === null ? `project_id IS NULL AND $${n}::text IS NULL` : `project_id = $${n}`;
 
 const COLUMNS =
   'id, recipient, template_key, system, provider, status, attempts, error, caused_by, created_at';
@@ -44,12 +51,12 @@ export class PostgresMessageRepository implements MessageRepository {
     private readonly afterCommit: () => void = () => undefined,
   ) {}
 
-  async create(projectId: ProjectId, r: MessageRecord): Promise<void> {
+  async create(owner: MessageOwner, r: MessageRecord): Promise<void> {
     await this.pool.query(
       `INSERT INTO messages (project_id, id, recipient, template_key, system, provider, status, caused_by, created_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
       [
-        projectId,
+        owner,
         r.id,
         r.to,
         r.templateKey ?? null,
@@ -64,7 +71,7 @@ export class PostgresMessageRepository implements MessageRepository {
 
   /** The event is written only when the record was there to change (as on MongoDB). */
   private async finish(
-    projectId: ProjectId,
+    owner: MessageOwner,
     id: string,
     change: { status: MessageStatus; attempts: number; error: string | null },
     events: EventEnvelope[],
@@ -72,8 +79,8 @@ export class PostgresMessageRepository implements MessageRepository {
     const written = await withTransaction(this.pool, async (tx) => {
       const r = await tx.query(
         `UPDATE messages SET status = $3, attempts = $4, error = $5, finished_at = now()
-         WHERE project_id = $1 AND id = $2`,
-        [projectId, id, change.status, change.attempts, change.error],
+         WHERE ${ownerIs(1, owner)} AND id = $2`,
+        [owner, id, change.status, change.attempts, change.error],
       );
       if (r.rowCount !== 1) return false;
       await appendOutbox(tx, events);
@@ -82,34 +89,34 @@ export class PostgresMessageRepository implements MessageRepository {
     if (written) this.afterCommit();
   }
 
-  markSent(projectId: ProjectId, id: string, attempts: number, events: EventEnvelope[]): Promise<void> {
-    return this.finish(projectId, id, { status: 'sent', attempts, error: null }, events);
+  markSent(owner: MessageOwner, id: string, attempts: number, events: EventEnvelope[]): Promise<void> {
+    return this.finish(owner, id, { status: 'sent', attempts, error: null }, events);
   }
 
   markFailed(
-    projectId: ProjectId,
+    owner: MessageOwner,
     id: string,
     attempts: number,
     reason: string,
     events: EventEnvelope[],
   ): Promise<void> {
-    return this.finish(projectId, id, { status: 'failed', attempts, error: reason }, events);
+    return this.finish(owner, id, { status: 'failed', attempts, error: reason }, events);
   }
 
-  async findById(projectId: ProjectId, id: string): Promise<StoredMessage | null> {
+  async findById(owner: MessageOwner, id: string): Promise<StoredMessage | null> {
     const { rows } = await this.pool.query<MessageRow>(
-      `SELECT ${COLUMNS} FROM messages WHERE project_id = $1 AND id = $2`,
-      [projectId, id],
+      `SELECT ${COLUMNS} FROM messages WHERE ${ownerIs(1, owner)} AND id = $2`,
+      [owner, id],
     );
     return rows[0] ? toMessage(rows[0]) : null;
   }
 
-  async list(projectId: ProjectId, page: { limit: number; before?: TimeKeyset }): Promise<StoredMessage[]> {
+  async list(owner: MessageOwner, page: { limit: number; before?: TimeKeyset }): Promise<StoredMessage[]> {
     const { rows } = await this.pool.query<MessageRow>(
       `SELECT ${COLUMNS} FROM messages
-       WHERE project_id = $1 AND ($2::timestamptz IS NULL OR (created_at, id) < ($2::timestamptz, $3::text))
+       WHERE ${ownerIs(1, owner)} AND ($2::timestamptz IS NULL OR (created_at, id) < ($2::timestamptz, $3::text))
        ORDER BY created_at DESC, id DESC LIMIT $4`,
-      [projectId, page.before?.at ?? null, page.before?.id ?? '', page.limit],
+      [owner, page.before?.at ?? null, page.before?.id ?? '', page.limit],
     );
     return rows.map(toMessage);
   }

@@ -33,6 +33,8 @@ export interface MailDeps {
   envelopeKeys: readonly MailEnvelopeKey[];
   /** Base of links in system mails; none when unset. */
   linkBaseUrl?: string;
+  /** The web console (CONSOLE_URL): console invitation and reset mails link into it. */
+  consoleUrl: string;
   now: () => Date;
   sleep: (ms: number) => Promise<void>;
   /** Counts mails by kind and outcome (metrics); none in tests that do not look. */

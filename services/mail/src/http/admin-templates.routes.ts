@@ -1,4 +1,4 @@
-import { Router, type Request } from 'express';
+import { Router, type Request, type RequestHandler } from 'express';
 import {
   adminListQuery,
   adminProjectContext,
@@ -49,6 +49,20 @@ function templateRoutes(deps: MailDeps, ownerOf: OwnerOf): Router {
   return r;
 }
 
+/** POST .../preview: renders a template without saving or sending it, once `allow` has passed. */
+function previewRoute(allow: (req: Request) => unknown): RequestHandler {
+  return async (req, res) => {
+    allow(req);
+    const input = parseInput(previewBodySchema, req.body ?? {});
+    const { subject, html, text } = await previewTemplate(input);
+    res.json({
+      success: true,
+      data: { subject, html: html ?? null, text: text ?? null },
+      message: 'Preview',
+    });
+  };
+}
+
 const projectOf = (req: Request) =>
   adminProjectContext(req, (req.params as Record<string, string | undefined>).projectId);
 
@@ -83,16 +97,7 @@ export function adminProjectMailRoutes(deps: MailDeps): Router {
     res.json({ success: true, data, message: 'Test mail sent' });
   });
   r.use('/templates', templateRoutes(deps, projectOwner));
-  r.post('/preview', jsonBody('600kb'), async (req, res) => {
-    projectOf(req);
-    const input = parseInput(previewBodySchema, req.body ?? {});
-    const { subject, html, text } = await previewTemplate(input);
-    res.json({
-      success: true,
-      data: { subject, html: html ?? null, text: text ?? null },
-      message: 'Preview',
-    });
-  });
+  r.post('/preview', jsonBody('600kb'), previewRoute(projectOf));
   r.get('/messages', async (req, res) => {
     const ctx = projectOf(req);
     const query = parseInput(adminListQuery, req.query, 'Invalid query parameter');
@@ -112,9 +117,19 @@ export function adminProjectMailRoutes(deps: MailDeps): Router {
   return r;
 }
 
-/** /api/admin/mail/templates (global/system templates). */
+/**
+ * /api/admin/mail/templates (global/system templates), /api/admin/mail/preview (theirs) and
+ * /api/admin/mail/messages (the log of the platform's mails of no project).
+ */
 export function adminGlobalMailRoutes(deps: MailDeps): Router {
   const r = Router();
   r.use('/templates', templateRoutes(deps, globalOwner));
+  r.post('/preview', jsonBody('600kb'), previewRoute(requireAdmin));
+  r.get('/messages', async (req, res) => {
+    requireAdmin(req);
+    const query = parseInput(adminListQuery, req.query, 'Invalid query parameter');
+    const data = await listMessages(deps, null, timeKeysetRequest(query));
+    res.json({ success: true, data, message: 'Sent mail' });
+  });
   return r;
 }

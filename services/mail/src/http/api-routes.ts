@@ -133,31 +133,22 @@ const exampleMessage = {
   createdAt: '2025-01-05T10:00:00.000Z',
 };
 
-/** The sent-mail log, previews and test sends of one project (the console's mail page). */
-const adminMailRoutes: ApiRoute[] = [
-  adminListRoute({
-    path: '/api/admin/projects/{projectId}/mail/messages',
-    operationId: 'listMailMessages',
-    summary: "A project's sent-mail log",
-    description:
-      'Every message the project sent (API sends, test sends and platform mails), newest first, by cursor, with its status. Bodies are not kept.',
-    tag: 'Admin: mail',
-    service: 'mail',
-    params: projectIdParams,
-    item: messageView,
-    example: { item: exampleMessage, message: 'Sent mail' },
-  }),
-  {
+/** POST .../mail/preview: a project's (templates or overrides) or the global templates' one. */
+function previewRoute(scope: 'project' | 'global'): ApiRoute {
+  return {
     method: 'post',
-    path: '/api/admin/projects/{projectId}/mail/preview',
-    operationId: 'previewMailTemplate',
-    summary: 'Render a template without sending it',
+    path: scope === 'project' ? '/api/admin/projects/{projectId}/mail/preview' : '/api/admin/mail/preview',
+    operationId: scope === 'project' ? 'previewMailTemplate' : 'previewGlobalMailTemplate',
+    summary:
+      scope === 'project'
+        ? 'Render a template without sending it'
+        : 'Render a global template without sending it',
     description:
       'The template as `PUT .../mail/templates/{key}` takes it (`mjml` is compiled), rendered with `variables` as a send would; nothing is saved or sent.',
     tag: 'Admin: mail',
     service: 'mail',
     security: 'admin',
-    params: projectIdParams,
+    ...(scope === 'project' ? { params: projectIdParams } : {}),
     body: {
       schema: previewBodySchema,
       example: {
@@ -176,9 +167,26 @@ const adminMailRoutes: ApiRoute[] = [
     },
     errors: {
       400: ['INVALID_TEMPLATE', 'INVALID_MJML', 'TEMPLATE_TOO_COMPLEX', 'EMPTY_SUBJECT', 'EMPTY_BODY'],
-      404: ['PROJECT_NOT_FOUND'],
+      ...(scope === 'project' ? { 404: ['PROJECT_NOT_FOUND'] } : {}),
     },
-  },
+  };
+}
+
+/** The sent-mail log, previews and test sends of one project (the console's mail page). */
+const adminMailRoutes: ApiRoute[] = [
+  adminListRoute({
+    path: '/api/admin/projects/{projectId}/mail/messages',
+    operationId: 'listMailMessages',
+    summary: "A project's sent-mail log",
+    description:
+      'Every message the project sent (API sends, test sends and platform mails), newest first, by cursor, with its status. Bodies are not kept.',
+    tag: 'Admin: mail',
+    service: 'mail',
+    params: projectIdParams,
+    item: messageView,
+    example: { item: exampleMessage, message: 'Sent mail' },
+  }),
+  previewRoute('project'),
   {
     method: 'post',
     path: '/api/admin/projects/{projectId}/mail/templates/{key}/test',
@@ -221,6 +229,24 @@ export const mailApiRoutes = defineRoutes([
   ...templateRoutes('project'),
   ...adminMailRoutes,
   ...templateRoutes('global'),
+  previewRoute('global'),
+  {
+    ...adminListRoute({
+      path: '/api/admin/mail/messages',
+      operationId: 'listPlatformMailMessages',
+      summary: "The platform's sent-mail log",
+      description:
+        "The platform's own mails that belong to no project (a console account's password reset), newest first, by cursor, with their status. Bodies are not kept.",
+      tag: 'Admin: mail',
+      service: 'mail',
+      item: messageView,
+      example: {
+        item: { ...exampleMessage, templateKey: 'console-password-reset', system: true },
+        message: 'Sent mail',
+      },
+    }),
+    errors: {},
+  },
   {
     method: 'get',
     path: '/api/admin/projects/{projectId}/mail/usage',

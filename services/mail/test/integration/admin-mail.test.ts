@@ -69,6 +69,28 @@ describe('POST .../mail/preview', () => {
     expect(await usage(p)).toBe(0);
   });
 
+  it('renders a global template at /api/admin/mail/preview, for the platform admin only', async () => {
+    const body = { subject: 'Hi {{name}}', mjml: MJML, variables: { name: 'Ada' } };
+    const r = await call(h, 'POST', '/api/admin/mail/preview', body, { admin: true });
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ success: true, data: { subject: 'Hi Ada', text: null } });
+    expect(r.body.data.html).toContain('Hello Ada');
+    const broken = await call(
+      h,
+      'POST',
+      '/api/admin/mail/preview',
+      { subject: 'S', html: '<p>{{#open}}</p>' },
+      { admin: true },
+    );
+    expect([broken.status, broken.body.code]).toEqual([400, 'INVALID_TEMPLATE']);
+    const p = newProjectId();
+    const notAdmin = await call(h, 'POST', '/api/admin/mail/preview', body, {
+      projectId: p,
+      keyType: 'secret',
+    });
+    expect([notAdmin.status, notAdmin.body.code]).toEqual([401, 'ADMIN_TOKEN_REQUIRED']);
+  });
+
   it.each([
     [
       'broken MJML',

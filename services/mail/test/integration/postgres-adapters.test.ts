@@ -229,6 +229,7 @@ describe('mail on PostgreSQL', () => {
       limits: { defaultMonthly: 1000, systemDaily: 500, systemRecipientHourly: 10 },
       retry: { attempts: 3, baseDelayMs: 10 },
       envelopeKeys: [ENVELOPE_KEY],
+      consoleUrl: 'http://localhost:8080/console/',
       relayIntervalMs: 200,
     });
     const svc = createApp({

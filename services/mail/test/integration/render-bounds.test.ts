@@ -101,7 +101,7 @@ describe('the template bomb', () => {
 });
 
 describe("the platform's verification and reset templates", () => {
-  it.each(['verify-email', 'password-reset'])(
+  it.each(['verify-email', 'password-reset', 'console-invitation', 'console-password-reset'])(
     'cannot be sent through /api/mail/send with a caller-chosen link: %s',
     async (name) => {
       const p = newProjectId();

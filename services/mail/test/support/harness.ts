@@ -5,6 +5,8 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import {
   connectNats,
   createCodeEvent,
+  createConsoleInvitationEvent,
+  createConsolePasswordResetEvent,
   createLogger,
   generateAssertionKeyPair,
   JetStreamBus,
@@ -12,6 +14,7 @@ import {
   signAssertion,
   trustedProjectId,
   type CodeEventType,
+  type ConsoleRole,
   type EventEnvelope,
   type KeyType,
   type ProcessedEvents,
@@ -32,6 +35,8 @@ export const ASSERTION_KEYS = generateAssertionKeyPair();
 export const FROM = 'BaaS Test <no-reply@baas.local>';
 /** The key auth would seal the codes of its events with (MAIL_ENVELOPE_KEY of both services). */
 export const ENVELOPE_KEY = parseMailEnvelopeKey(randomBytes(32).toString('base64url'));
+/** CONSOLE_URL of the harness: console invitation and reset links point here. */
+export const CONSOLE_URL = 'https://console.example.com/console/';
 
 /** A verification or reset event as auth records it: the codes sealed with ENVELOPE_KEY. */
 export function codeEvent<T extends CodeEventType>(
@@ -52,6 +57,36 @@ export function codeEvent<T extends CodeEventType>(
     },
     { token: codes.token ?? `tok-${randomBytes(16).toString('base64url')}`, otp: codes.otp },
   );
+}
+
+/** A console invitation as auth records it: the link token sealed with ENVELOPE_KEY. */
+export function invitationEvent(
+  projectId: ProjectId,
+  fields: { email: string; projectName?: string; role?: ConsoleRole; invitedBy?: string | null },
+  token = `inv-${randomBytes(24).toString('base64url')}`,
+  key = ENVELOPE_KEY,
+) {
+  return createConsoleInvitationEvent(
+    key,
+    projectId,
+    {
+      invitationId: randomHexId(),
+      email: fields.email,
+      projectName: fields.projectName ?? 'Test project',
+      role: fields.role ?? 'developer',
+      invitedBy: fields.invitedBy ?? null,
+    },
+    { token },
+  );
+}
+
+/** A console account's password reset as auth records it (no project). */
+export function consoleResetEvent(
+  email: string,
+  token = `rst-${randomBytes(24).toString('base64url')}`,
+  key = ENVELOPE_KEY,
+) {
+  return createConsolePasswordResetEvent(key, { accountId: randomHexId(), email }, { token });
 }
 
 export interface Harness {
@@ -100,6 +135,7 @@ export async function startHarness(
     limits: { defaultMonthly: 1000, systemDaily: 500, systemRecipientHourly: 10 },
     retry: { attempts: 3, baseDelayMs: 10 },
     envelopeKeys: [ENVELOPE_KEY],
+    consoleUrl: CONSOLE_URL,
     relayIntervalMs: 200,
   });
   const deps: MailDeps = Object.assign(wired.deps, overrides);

@@ -6,7 +6,7 @@ import { MIGRATIONS_DIR } from '../../src/wiring';
 /** A message record as stored. */
 export interface StoredMessage {
   id: string;
-  projectId: string;
+  projectId: string | null;
   to: string;
   status: string;
   system: boolean;
@@ -17,8 +17,8 @@ export interface StoredMessage {
 
 /** The tests' window on the database, the same questions answered on either store. */
 export interface StoredState {
-  /** The project's message records, oldest first. */
-  messages(projectId: ProjectId): Promise<StoredMessage[]>;
+  /** The project's message records (null: the platform's, of no project), oldest first. */
+  messages(projectId: ProjectId | null): Promise<StoredMessage[]>;
   /** Whether events of this message still wait in the outbox. */
   eventPending(messageId: string): Promise<boolean>;
   /** Units of use the project holds, in one bucket or in all. */
@@ -37,7 +37,9 @@ export interface TestStore {
 }
 
 const defined = <T extends object>(o: T): T =>
-  Object.fromEntries(Object.entries(o).filter(([, v]) => v !== null && v !== undefined)) as T;
+  Object.fromEntries(
+    Object.entries(o).filter(([k, v]) => k === 'projectId' || (v !== null && v !== undefined)),
+  ) as T;
 
 /** A database of the suite's own on the store TEST_STORE names (PostgreSQL by default). */
 export async function openTestStore(): Promise<TestStore> {
@@ -56,7 +58,7 @@ async function openPostgres(): Promise<TestStore> {
           await q<StoredMessage>(
             `SELECT id, project_id AS "projectId", recipient AS "to", status, system, attempts,
                     template_key AS "templateKey", caused_by AS "causedBy"
-             FROM messages WHERE project_id = $1 ORDER BY created_at, id`,
+             FROM messages WHERE project_id IS NOT DISTINCT FROM $1::text ORDER BY created_at, id`,
             [projectId],
           )
         ).map(defined),
@@ -104,7 +106,7 @@ async function openMongo(): Promise<TestStore> {
         (await messages.find({ projectId }).sort({ createdAt: 1, _id: 1 }).toArray()).map((d) =>
           defined({
             id: String(d._id),
-            projectId: d.projectId as string,
+            projectId: d.projectId as string | null,
             to: d.to as string,
             status: d.status as string,
             system: d.system as boolean,

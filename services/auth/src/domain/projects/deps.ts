@@ -1,4 +1,4 @@
-import type { CacheInvalidator, IdGenerator, ProjectRepository } from '../../ports';
+import type { CacheInvalidator, ConsoleMemberRepository, IdGenerator, ProjectRepository } from '../../ports';
 import type { SettingsDefaults } from './project';
 
 export interface ProjectDeps {
@@ -6,4 +6,6 @@ export interface ProjectDeps {
   invalidator: CacheInvalidator;
   ids: IdGenerator;
   defaults: SettingsDefaults;
+  /** Console memberships and invitations, which go with a deleted project. */
+  members: Pick<ConsoleMemberRepository, 'deleteProject'>;
 }

@@ -7,19 +7,20 @@ import {
   type EventEnvelope,
   type ProjectId,
 } from '@baas/common';
-import { DeliveryError, type MailKind } from '../../ports';
+import { DeliveryError, type MailKind, type MessageOwner } from '../../ports';
 import type { MailDeps } from '../deps';
 import type { RenderedMail } from './render';
 
 export interface DeliveryRequest {
-  projectId: ProjectId;
+  /** The project whose mail it is; null for a platform mail of no project (no mail.* event then). */
+  projectId: MessageOwner;
   requestId: string | null;
   to: string;
   mail: RenderedMail;
   templateKey?: string;
   system: boolean;
   causedBy?: string;
-  /** An admin's send: its audit entry is written with the message's final status. */
+  /** An admin's send (of a project): its audit entry is written with the message's final status. */
   audit?: { source: AuditSource; action: AuditAction; target: AuditTarget };
 }
 
@@ -47,16 +48,20 @@ function asDeliveryError(e: unknown): DeliveryError {
 export async function deliver(deps: MailDeps, req: DeliveryRequest): Promise<DeliveryResult> {
   const id = deps.ids.messageId();
   const meta = { requestId: req.requestId };
+  const { projectId } = req;
   const audited = (status: 'sent' | 'failed'): EventEnvelope[] =>
-    req.audit
+    req.audit && projectId !== null
       ? [
-          auditEvent(req.projectId, req.audit.source, req.audit.action, req.audit.target, {
+          auditEvent(projectId, req.audit.source, req.audit.action, req.audit.target, {
             messageId: id,
             status,
           }),
         ]
       : [];
-  await deps.messages.create(req.projectId, {
+  // mail.sent / mail.failed are project events; a platform mail's record is its only trace.
+  const outcome = (event: (p: ProjectId) => EventEnvelope): EventEnvelope[] =>
+    projectId === null ? [] : [event(projectId)];
+  await deps.messages.create(projectId, {
     id,
     to: req.to,
     system: req.system,
@@ -93,8 +98,8 @@ export async function deliver(deps: MailDeps, req: DeliveryRequest): Promise<Del
       ...(req.templateKey !== undefined ? { templateKey: req.templateKey } : {}),
     };
     try {
-      await deps.messages.markSent(req.projectId, id, attempts, [
-        createEvent('mail.sent', req.projectId, data, meta),
+      await deps.messages.markSent(projectId, id, attempts, [
+        ...outcome((p) => createEvent('mail.sent', p, data, meta)),
         ...audited('sent'),
       ]);
     } catch (err) {
@@ -104,14 +109,9 @@ export async function deliver(deps: MailDeps, req: DeliveryRequest): Promise<Del
     deps.observer?.mail(mailKind(req), 'sent');
     return { ok: true, id, attempts };
   }
-  const event = createEvent(
-    'mail.failed',
-    req.projectId,
-    { messageId: id, reason: error.message.slice(0, 300), permanent: error.permanent },
-    meta,
-  );
-  await deps.messages.markFailed(req.projectId, id, attempts, error.message.slice(0, 300), [
-    event,
+  const failed = { messageId: id, reason: error.message.slice(0, 300), permanent: error.permanent };
+  await deps.messages.markFailed(projectId, id, attempts, error.message.slice(0, 300), [
+    ...outcome((p) => createEvent('mail.failed', p, failed, meta)),
     ...audited('failed'),
   ]);
   deps.observer?.mail(mailKind(req), 'failed');

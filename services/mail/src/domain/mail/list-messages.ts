@@ -1,11 +1,5 @@
-import {
-  invalidCursor,
-  timeKeysetPage,
-  type AdminPage,
-  type ProjectId,
-  type TimeKeysetRequest,
-} from '@baas/common';
-import type { MessageStatus, StoredMessage } from '../../ports';
+import { invalidCursor, timeKeysetPage, type AdminPage, type TimeKeysetRequest } from '@baas/common';
+import type { MessageOwner, MessageStatus, StoredMessage } from '../../ports';
 import type { MailDeps } from '../deps';
 
 /** A sent (or failed, or still sending) message as the admin API shows it; bodies are not kept. */
@@ -13,7 +7,7 @@ export interface MessageView {
   id: string;
   to: string;
   templateKey: string | null;
-  /** A platform mail (verification, reset) rather than an API send. */
+  /** A platform mail (verification, reset, console invitation) rather than an API send. */
   system: boolean;
   provider: string;
   status: MessageStatus;
@@ -36,15 +30,15 @@ function messageView(m: StoredMessage): MessageView {
   };
 }
 
-/** One page of the project's sent-mail log, newest first. */
+/** One page of a project's sent-mail log (or, for null, the platform's), newest first. */
 export async function listMessages(
   deps: Pick<MailDeps, 'messages'>,
-  projectId: ProjectId,
+  owner: MessageOwner,
   req: TimeKeysetRequest,
 ): Promise<AdminPage<MessageView>> {
   // Message ids are 24-hex; anything else in a cursor was not made here.
   if (req.before && !/^[a-f0-9]{24}$/.test(req.before.id)) throw invalidCursor();
-  const rows = await deps.messages.list(projectId, {
+  const rows = await deps.messages.list(owner, {
     limit: req.limit + 1,
     before: req.before,
   });

@@ -1,14 +1,19 @@
 import type { MailContent } from '../mail/render';
+import { CONSOLE_HTML } from './console-html.generated';
+import { CONSOLE_MJML } from './console-mjml';
 
 /**
  * Templates shipped in code, used when neither the project nor the platform stored one under the
- * name. `system` ones are what the platform's own mails (verification, password reset) use by
- * default; `legacy` ones are the embedded templates older projects relied on. Both can be
- * overridden globally (PUT /api/admin/mail/templates/:key) or per project.
+ * name. `system` ones are what the platform's own mails (verification, password reset, the
+ * console's invitations and password resets) use by default; `legacy` ones are the embedded
+ * templates older projects relied on. Both can be overridden globally
+ * (PUT /api/admin/mail/templates/:key); all but the console's also per project.
  */
 export interface BuiltinTemplate extends MailContent {
   key: string;
   kind: 'system' | 'legacy';
+  /** Authored in MJML: `html` is what it compiles to, generated ahead of time (console-mjml.ts). */
+  mjml?: string;
 }
 
 /** Without MAIL_LINK_BASE_URL there is no link: the link token is shown for the `{ token }` form. */
@@ -55,6 +60,31 @@ export const BUILTIN_TEMPLATES: readonly BuiltinTemplate[] = [
       'If you did not ask for a password reset, you can ignore this email.\n',
   },
   {
+    key: 'console-invitation',
+    kind: 'system',
+    subject: 'You are invited to {{projectName}}',
+    mjml: CONSOLE_MJML['console-invitation'],
+    html: CONSOLE_HTML['console-invitation'],
+    text:
+      'You have been invited to the project {{projectName}} as {{role}}.\n\n' +
+      'Accept the invitation: {{link}}\n\n' +
+      'Without a console account for {{email}} yet, you choose its password when you accept.\n' +
+      'The invitation can be used once and expires after a few days. If you did not expect it, ' +
+      'you can ignore this email.\n',
+  },
+  {
+    key: 'console-password-reset',
+    kind: 'system',
+    subject: 'Reset your console password',
+    mjml: CONSOLE_MJML['console-password-reset'],
+    html: CONSOLE_HTML['console-password-reset'],
+    text:
+      'Someone asked to reset the password of the console account {{email}}.\n\n' +
+      'Choose a new password: {{link}}\n\n' +
+      'The link can be used once and expires in an hour. If you did not ask for a password ' +
+      'reset, you can ignore this email: your password stays as it is.\n',
+  },
+  {
     key: 'welcome',
     kind: 'legacy',
     subject: 'Welcome{{#name}}, {{name}}{{/name}}!',
@@ -74,10 +104,16 @@ export const BUILTIN_TEMPLATES: readonly BuiltinTemplate[] = [
   },
 ];
 
-/** The keys of the platform's own mails (verification, password reset). */
+/** The keys of the platform's own mails (verification, password reset, the console's). */
 export const SYSTEM_TEMPLATE_KEYS: ReadonlySet<string> = new Set(
   BUILTIN_TEMPLATES.filter((t) => t.kind === 'system').map((t) => t.key),
 );
+
+/** The console's mails: global templates only (a project cannot override the platform's links). */
+export const CONSOLE_TEMPLATE_KEYS = {
+  invitation: 'console-invitation',
+  passwordReset: 'console-password-reset',
+} as const;
 
 export function builtinTemplate(key: string): BuiltinTemplate | undefined {
   return BUILTIN_TEMPLATES.find((t) => t.key === key);

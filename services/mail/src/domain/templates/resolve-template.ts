@@ -38,6 +38,17 @@ export async function resolveTemplateByName(
 ): Promise<ResolvedTemplate | null> {
   const own = await deps.templates.findByKeyOrName({ scope: 'project', projectId }, name);
   if (own) return fromStored(own);
+  return resolveGlobalTemplate(deps, name);
+}
+
+/**
+ * By name, without project overrides: the global template stored by the operator, then the one
+ * shipped in code. For the platform's mails no project may reword (the console's).
+ */
+export async function resolveGlobalTemplate(
+  deps: Pick<MailDeps, 'templates'>,
+  name: string,
+): Promise<ResolvedTemplate | null> {
   const global = await deps.templates.findByKeyOrName({ scope: 'global' }, name);
   if (global) return fromStored(global);
   const builtin = builtinTemplate(name);
