@@ -317,7 +317,7 @@ describe(`JetStream consumers (${infra.store})`, () => {
         ackWaitMs: 60_000,
         handler: async (e) => {
           if (e.projectId !== projectId) return;
-          const [what] = (e.data).changed;
+          const [what] = e.data.changed;
           if (what === 'slow') {
             slowStarted = true;
             await hang();
