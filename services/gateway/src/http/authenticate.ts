@@ -101,8 +101,11 @@ export function authenticator(opts: AuthenticatorOptions) {
     if (!route) return errors.routeNotFound();
     switch (route.auth) {
       case 'public':
-        // the address goes along for what the service records (a console session's sign-in)
-        ex.claims = { admin: false, clientIp: ex.ip };
+        // The console's routes record where a session signed in from; other public routes (file
+        // downloads) get no address, so their assertion is one per audience, not one per client.
+        ex.claims = route.prefix.startsWith('/api/console')
+          ? { admin: false, clientIp: ex.ip }
+          : { admin: false };
         return undefined;
       case 'admin':
       case 'admin-project': {

@@ -56,6 +56,9 @@ function gatewayWith(opts: {
   points?: number;
   redisClient?: Redis;
   data?: string;
+  /** Where auth and storage requests go (default: the real auth app, and nowhere). */
+  auth?: string;
+  storage?: string;
   prefix?: string;
   nats?: boolean;
 }) {
@@ -76,7 +79,12 @@ function gatewayWith(opts: {
     trustProxy: 'loopback',
     adminToken,
     assertionPrivateKey: keys.privateKey,
-    upstreams: { auth: authUrl, data: opts.data ?? echoUrl, storage: 'http://127.0.0.1:1', mail: echoUrl },
+    upstreams: {
+      auth: opts.auth ?? authUrl,
+      data: opts.data ?? echoUrl,
+      storage: opts.storage ?? 'http://127.0.0.1:1',
+      mail: echoUrl,
+    },
     upstreamTimeoutMs: 500,
   }).app;
 }
@@ -200,6 +208,18 @@ describe('gateway (real Redis, NATS, auth service)', () => {
     expect(claims).toMatchObject({ projectId: p.id, keyType: 'secret', admin: false });
     expect(claims).not.toHaveProperty('requestId'); // it travels in x-request-id
     expect(r.headers.get('x-request-id')).toBe('client-id-1');
+  });
+
+  it('tells auth where a console sign-in came from, and asserts no address for other public routes', async () => {
+    const gw = await listen(gatewayWith({ auth: echoUrl, storage: echoUrl }));
+    const assertedTo = async (audience: 'auth' | 'storage') =>
+      verifyAssertion(keys.publicKey, audience, String(lastEcho?.headers['x-gateway-assertion']));
+    await call(gw, 'POST', '/api/console/login', { 'x-forwarded-for': '10.0.0.7' }, { email: 'a@b.co' });
+    expect(lastEcho?.url).toBe('/api/console/login');
+    expect(await assertedTo('auth')).toMatchObject({ admin: false, clientIp: '10.0.0.7' });
+    await call(gw, 'GET', '/files/64b7f0c2a1b2c3d4e5f60718/a.png', { 'x-forwarded-for': '10.0.0.8' });
+    expect(lastEcho?.url).toBe('/files/64b7f0c2a1b2c3d4e5f60718/a.png');
+    expect(await assertedTo('storage')).not.toHaveProperty('clientIp');
   });
 
   it('signs one assertion per caller and service and reuses it, a new one after a project change', async () => {
