@@ -348,33 +348,17 @@ describe('members', () => {
     expect(del.body.code).toBe('LAST_OWNER');
     expect((await resolve(first)).body.memberships).toEqual([{ projectId: p, role: 'owner' }]);
     // Keeping the owner an owner is fine; a second owner lets the first go.
-    expect(
+    const setRole = async (accountId: string, role: string) =>
       (
         await h.call(
           'PATCH',
-          `/api/admin/projects/${p}/members/${first.accountId}`,
-          onProject(p, { body: { role: 'owner' } }),
+          `/api/admin/projects/${p}/members/${accountId}`,
+          onProject(p, { body: { role } }),
         )
-      ).status,
-    ).toBe(200);
-    expect(
-      (
-        await h.call(
-          'PATCH',
-          `/api/admin/projects/${p}/members/${dev.accountId}`,
-          onProject(p, { body: { role: 'owner' } }),
-        )
-      ).status,
-    ).toBe(200);
-    expect(
-      (
-        await h.call(
-          'PATCH',
-          `/api/admin/projects/${p}/members/${first.accountId}`,
-          onProject(p, { body: { role: 'viewer' } }),
-        )
-      ).status,
-    ).toBe(200);
+      ).status;
+    expect(await setRole(first.accountId, 'owner')).toBe(200);
+    expect(await setRole(dev.accountId, 'owner')).toBe(200);
+    expect(await setRole(first.accountId, 'viewer')).toBe(200);
     expect(
       (await h.call('DELETE', `/api/admin/projects/${p}/members/${dev.accountId}`, onProject(p))).status,
     ).toBe(409);
