@@ -7,6 +7,7 @@ import { ErrorNotice } from '../components/ErrorNotice';
 import { NewPassword } from '../components/NewPassword';
 import { formatDate } from '../lib/format';
 import { newPasswordReady } from '../lib/password';
+import { useAction } from '../lib/use-action';
 import { useLoad } from '../lib/use-load';
 import { usePageTitle } from '../router';
 import { SignInFrame } from './SignInPage';
@@ -64,21 +65,13 @@ function Accept({
 }) {
   const [password, setPassword] = useState('');
   const [repeat, setRepeat] = useState('');
-  const [error, setError] = useState<unknown>();
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useAction();
   const needsPassword = !invitation.accountExists;
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     if (needsPassword && !newPasswordReady(password, repeat)) return;
-    setBusy(true);
-    setError(undefined);
-    try {
-      onSignedIn(await acceptInvitation(token, needsPassword ? password : undefined));
-    } catch (err) {
-      setError(err);
-      setBusy(false);
-    }
+    await run(async () => onSignedIn(await acceptInvitation(token, needsPassword ? password : undefined)));
   };
 
   return (

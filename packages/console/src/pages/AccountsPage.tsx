@@ -9,6 +9,7 @@ import { NewPassword } from '../components/NewPassword';
 import { CursorPager, TableHead, useCursorPaging } from '../components/Paging';
 import { formatDate } from '../lib/format';
 import { newPasswordReady } from '../lib/password';
+import { useAction } from '../lib/use-action';
 import { useLoad } from '../lib/use-load';
 import { Link, usePageTitle } from '../router';
 
@@ -31,8 +32,8 @@ export function AccountsPage() {
   const { cursor } = paging;
   const [creating, setCreating] = useState(false);
   const [pending, setPending] = useState<Pending | undefined>();
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>();
+  const action = useAction();
+  const { busy, error } = action;
   const [status, setStatus] = useState('');
 
   const page = useLoad(
@@ -57,10 +58,8 @@ export function AccountsPage() {
     if (!pending) return;
     const { kind, account } = pending;
     const path = { params: { path: { accountId: account.id } } };
-    setBusy(true);
-    setError(undefined);
     setStatus('');
-    try {
+    await action.run(async () => {
       if (kind === 'admin') {
         await ok(
           api.PATCH('/api/admin/console/accounts/{accountId}', {
@@ -82,12 +81,8 @@ export function AccountsPage() {
         setStatus(`The account ${account.email} was deleted.`);
       }
       page.reload();
-    } catch (e) {
-      setError(e);
-    } finally {
-      setPending(undefined);
-      setBusy(false);
-    }
+    });
+    setPending(undefined);
   };
 
   const items = page.data?.items ?? [];
@@ -245,24 +240,18 @@ function CreateAccountDialog({ onClose }: { onClose: (created?: Account) => void
   const [password, setPassword] = useState('');
   const [repeat, setRepeat] = useState('');
   const [platformAdmin, setPlatformAdmin] = useState(false);
-  const [error, setError] = useState<unknown>();
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useAction();
   const ready = email.trim() !== '' && newPasswordReady(password, repeat);
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     if (!ready) return;
-    setBusy(true);
-    setError(undefined);
-    try {
+    await run(async () => {
       const created = await ok(
         api.POST('/api/admin/console/accounts', { body: { email: email.trim(), password, platformAdmin } }),
       );
       onClose(created.data);
-    } catch (err) {
-      setError(err);
-      setBusy(false);
-    }
+    });
   };
 
   return (

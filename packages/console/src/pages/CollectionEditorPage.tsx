@@ -9,6 +9,7 @@ import { SelectField, TextField } from '../components/Field';
 import { SchemaTable } from '../components/SchemaTable';
 import { SchemaEditor } from '../components/SchemaEditor';
 import { fromEditable, schemaProblems, toEditable, type EditableField } from '../lib/schema-model';
+import { useAction } from '../lib/use-action';
 import { useLoad } from '../lib/use-load';
 import { Link, navigate, usePageTitle } from '../router';
 import type { ProjectPageProps } from './ProjectLayout';
@@ -83,8 +84,7 @@ function Editor({
   const [rls, setRls] = useState<Rls>(
     existing?.rls ?? { enabled: false, mode: 'private', ownerField: 'userId' },
   );
-  const [error, setError] = useState<unknown>();
-  const [busy, setBusy] = useState(false);
+  const { busy, error, setError, run } = useAction();
   const [confirmRlsOff, setConfirmRlsOff] = useState(false);
   const [deleting, setDeleting] = useState(false);
   const [saved, setSaved] = useState('');
@@ -98,10 +98,8 @@ function Editor({
   const turningRlsOff = existing?.rls.enabled === true && !rls.enabled;
 
   const put = async () => {
-    setBusy(true);
-    setError(undefined);
     setSaved('');
-    try {
+    await run(async () => {
       const collection = await ok(
         api.PUT('/api/admin/projects/{projectId}/collections/{name}', {
           params: { path: { projectId: project.id, name } },
@@ -111,16 +109,11 @@ function Editor({
           },
         }),
       );
-      setConfirmRlsOff(false);
       if (isNew)
         navigate(`/projects/${project.id}/collections/${encodeURIComponent(collection.name)}/documents`);
       else setSaved('Saved.');
-    } catch (e) {
-      setConfirmRlsOff(false);
-      setError(e);
-    } finally {
-      setBusy(false);
-    }
+    });
+    setConfirmRlsOff(false);
   };
 
   const submit = (e: FormEvent) => {
@@ -134,21 +127,17 @@ function Editor({
     else void put();
   };
 
+  // Like every delete in the console, it clears an earlier error when it starts.
   const remove = async () => {
-    setBusy(true);
-    try {
+    const done = await run(async () => {
       await ok(
         api.DELETE('/api/admin/projects/{projectId}/collections/{name}', {
           params: { path: { projectId: project.id, name } },
         }),
       );
       navigate(`/projects/${project.id}/collections`);
-    } catch (e) {
-      setDeleting(false);
-      setError(e);
-    } finally {
-      setBusy(false);
-    }
+    });
+    if (!done) setDeleting(false);
   };
 
   return (

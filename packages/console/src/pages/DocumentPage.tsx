@@ -6,6 +6,7 @@ import type { StoredDocument } from '../api/types';
 import { describe, ErrorNotice } from '../components/ErrorNotice';
 import { editableBody, parseJsonObject } from '../lib/document-query';
 import { formatDate } from '../lib/format';
+import { useAction } from '../lib/use-action';
 import { useLoad } from '../lib/use-load';
 import { Link, navigate, usePageTitle } from '../router';
 import type { ProjectPageProps } from './ProjectLayout';
@@ -120,22 +121,9 @@ function Editor({
   const api = useApi();
   const id = useId();
   const [text, setText] = useState(() => JSON.stringify(doc ? editableBody(doc) : {}, null, 2));
-  const [error, setError] = useState<unknown>();
-  const [busy, setBusy] = useState(false);
+  const { busy, error, setError, run } = useAction();
   const base = `/projects/${project.id}/collections/${encodeURIComponent(collection)}/documents`;
   const path = { projectId: project.id, collectionName: collection };
-
-  const run = async (work: () => Promise<void>) => {
-    setBusy(true);
-    setError(undefined);
-    try {
-      await work();
-    } catch (e) {
-      setError(e);
-    } finally {
-      setBusy(false);
-    }
-  };
 
   const save = (e: FormEvent) => {
     e.preventDefault();

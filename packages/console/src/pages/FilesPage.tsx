@@ -7,6 +7,7 @@ import { ConfirmDialog, Dialog } from '../components/Dialog';
 import { ErrorNotice } from '../components/ErrorNotice';
 import { CursorPager, TableHead, useCursorPaging } from '../components/Paging';
 import { formatBytes, formatDate, percentOf } from '../lib/format';
+import { useAction } from '../lib/use-action';
 import { useLoad } from '../lib/use-load';
 import { usePageTitle } from '../router';
 import type { ProjectPageProps } from './ProjectLayout';
@@ -24,11 +25,11 @@ export function FilesPage({ project, can }: ProjectPageProps) {
   const paging = useCursorPaging();
   const { cursor } = paging;
   const [progress, setProgress] = useState<UploadProgress | undefined>();
-  const [error, setError] = useState<unknown>();
+  // Deletion runs through `run`; the upload (its progress is its busy state) sets the same error.
+  const { busy, error, setError, run } = useAction();
   const [status, setStatus] = useState('');
   const [preview, setPreview] = useState<AdminFile | undefined>();
   const [deleting, setDeleting] = useState<AdminFile | undefined>();
-  const [busy, setBusy] = useState(false);
   const abort = useRef<AbortController | undefined>(undefined);
 
   const page = useLoad(
@@ -66,9 +67,7 @@ export function FilesPage({ project, can }: ProjectPageProps) {
   };
 
   const remove = async (f: AdminFile) => {
-    setBusy(true);
-    setError(undefined);
-    try {
+    await run(async () => {
       await ok(
         api.DELETE('/api/admin/projects/{projectId}/files/{name}', {
           params: { path: { projectId: project.id, name: f.name } },
@@ -76,12 +75,8 @@ export function FilesPage({ project, can }: ProjectPageProps) {
       );
       setStatus(`Deleted ${f.originalName}.`);
       page.reload();
-    } catch (err) {
-      setError(err);
-    } finally {
-      setDeleting(undefined);
-      setBusy(false);
-    }
+    });
+    setDeleting(undefined);
   };
 
   const items = page.data?.items ?? [];

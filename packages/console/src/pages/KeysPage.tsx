@@ -7,6 +7,7 @@ import { ErrorNotice } from '../components/ErrorNotice';
 import { TableHead } from '../components/Paging';
 import { KeysReveal } from '../components/KeysReveal';
 import { formatDate } from '../lib/format';
+import { useAction } from '../lib/use-action';
 import { usePageTitle } from '../router';
 import type { ProjectPageProps } from './ProjectLayout';
 
@@ -17,28 +18,20 @@ export function KeysPage({ project, reload, can }: ProjectPageProps) {
   usePageTitle(`API keys · ${project.name}`);
   const api = useApi();
   const [asked, setAsked] = useState<KeyType | undefined>();
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>();
+  const { busy, error, run } = useAction();
   const [rotated, setRotated] = useState<RotatedKeys | undefined>();
 
   const rotate = async (type: KeyType) => {
-    setBusy(true);
-    setError(undefined);
-    try {
+    await run(async () => {
       const keys = await ok(
         api.POST('/api/admin/projects/{projectId}/keys/rotate', {
           params: { path: { projectId: project.id } },
           body: { type },
         }),
       );
-      setAsked(undefined);
       setRotated(keys);
-    } catch (e) {
-      setAsked(undefined);
-      setError(e);
-    } finally {
-      setBusy(false);
-    }
+    });
+    setAsked(undefined);
   };
 
   const rows: Array<{ type: KeyType; title: string; use: string }> = [

@@ -20,6 +20,7 @@ import {
   type BodyFormat,
   type TemplateForm,
 } from '../lib/mail-template';
+import { useAction } from '../lib/use-action';
 import { useLoad } from '../lib/use-load';
 import { Link, navigate, usePageTitle } from '../router';
 import './mail.css';
@@ -102,9 +103,8 @@ function Editor({
     const f = initial ? formFromTemplate(initial) : newTemplateForm();
     return JSON.stringify(withSampleVariables({}, templateVariables(f.subject, f.body, f.text)), null, 2);
   });
-  const [error, setError] = useState<unknown>();
+  const { busy, error, run } = useAction();
   const [status, setStatus] = useState('');
-  const [busy, setBusy] = useState(false);
   const [deleting, setDeleting] = useState(false);
   const [keyTouched, setKeyTouched] = useState(false);
 
@@ -124,10 +124,8 @@ function Editor({
     e.preventDefault();
     setKeyTouched(true);
     if (badKey) return;
-    setBusy(true);
-    setError(undefined);
     setStatus('');
-    try {
+    await run(async () => {
       const key = saved?.key ?? form.key;
       const stored = await templates.save(key, saveBody(form));
       sampleDrafts.set(draftKey(owner, key), variablesText);
@@ -138,26 +136,17 @@ function Editor({
       setSaved(stored);
       setForm(formFromTemplate(stored));
       setStatus('Saved.');
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   const remove = async () => {
     if (!saved) return;
-    setBusy(true);
-    setError(undefined);
-    try {
+    const done = await run(async () => {
       await templates.remove(saved.key);
       sampleDrafts.delete(draftKey(owner, saved.key));
       navigate(base);
-    } catch (err) {
-      setError(err);
-      setDeleting(false);
-      setBusy(false);
-    }
+    });
+    if (!done) setDeleting(false);
   };
 
   const addMissing = () => {
@@ -451,17 +440,14 @@ function TestSend({
 }) {
   const api = useApi();
   const [to, setTo] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>();
+  const { busy, error, run } = useAction();
   const [status, setStatus] = useState('');
 
   const send = async (e: FormEvent) => {
     e.preventDefault();
     if (variables === undefined) return;
-    setBusy(true);
-    setError(undefined);
     setStatus('');
-    try {
+    await run(async () => {
       const answer = await ok(
         api.POST('/api/admin/projects/{projectId}/mail/templates/{key}/test', {
           params: { path: { projectId, key: templateKey } },
@@ -471,11 +457,7 @@ function TestSend({
       setStatus(
         `Test mail sent to ${to} (${answer.data.monthlyUsage} of ${answer.data.monthlyLimit} mails this month).`,
       );
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   return (

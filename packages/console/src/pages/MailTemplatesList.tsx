@@ -5,6 +5,7 @@ import { ConfirmDialog } from '../components/Dialog';
 import { ErrorNotice } from '../components/ErrorNotice';
 import { TableHead } from '../components/Paging';
 import { formatDate } from '../lib/format';
+import { useAction } from '../lib/use-action';
 import { useLoad } from '../lib/use-load';
 import { Link } from '../router';
 
@@ -38,23 +39,16 @@ export function MailTemplatesList({
   );
   const list = useLoad(() => templates.list(), [templates]);
   const [deleting, setDeleting] = useState<MailTemplate | undefined>();
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>();
+  const { busy, error, run } = useAction();
   const [status, setStatus] = useState('');
 
   const remove = async (t: MailTemplate) => {
-    setBusy(true);
-    setError(undefined);
-    try {
+    await run(async () => {
       await templates.remove(t.key);
       setStatus(`Deleted the template ${t.key}.`);
       list.reload();
-    } catch (e) {
-      setError(e);
-    } finally {
-      setDeleting(undefined);
-      setBusy(false);
-    }
+    });
+    setDeleting(undefined);
   };
 
   const items = [...(list.data ?? [])].sort((a, b) => a.key.localeCompare(b.key));

@@ -8,6 +8,7 @@ import { ErrorNotice } from '../components/ErrorNotice';
 import { SelectField, TextField } from '../components/Field';
 import { TableHead } from '../components/Paging';
 import { formatDate } from '../lib/format';
+import { useAction } from '../lib/use-action';
 import { useLoad } from '../lib/use-load';
 import { usePageTitle } from '../router';
 import type { ProjectPageProps } from './ProjectLayout';
@@ -30,28 +31,19 @@ export function MembersPage({ project, can }: ProjectPageProps) {
     [api, projectId],
   );
   const [status, setStatus] = useState('');
-  const [error, setError] = useState<unknown>();
-  const [busy, setBusy] = useState(false);
+  const { busy, error, setError, run } = useAction();
   const [changing, setChanging] = useState<Member | undefined>();
   const [removing, setRemoving] = useState<Member | undefined>();
   const [cancelling, setCancelling] = useState<PendingInvitation | undefined>();
 
   /** Runs one change; the list reloads after it, whatever the outcome. */
   const act = async (work: () => Promise<string>) => {
-    setBusy(true);
-    setError(undefined);
     setStatus('');
-    try {
-      setStatus(await work());
-    } catch (e) {
-      setError(e);
-    } finally {
-      setBusy(false);
-      setChanging(undefined);
-      setRemoving(undefined);
-      setCancelling(undefined);
-      list.reload();
-    }
+    await run(async () => setStatus(await work()));
+    setChanging(undefined);
+    setRemoving(undefined);
+    setCancelling(undefined);
+    list.reload();
   };
 
   const changeRole = (m: Member, role: Role) =>
@@ -211,14 +203,11 @@ function InviteForm({ projectId, onInvited }: { projectId: string; onInvited: (e
   const { api } = useConsole();
   const [email, setEmail] = useState('');
   const [role, setRole] = useState<Role>('developer');
-  const [error, setError] = useState<unknown>();
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useAction();
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
+    await run(async () => {
       const invited = await ok(
         api.POST('/api/admin/projects/{projectId}/members', {
           params: { path: { projectId } },
@@ -227,11 +216,7 @@ function InviteForm({ projectId, onInvited }: { projectId: string; onInvited: (e
       );
       setEmail('');
       onInvited(invited.data.email);
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   return (

@@ -5,6 +5,7 @@ import { ErrorNotice } from '../components/ErrorNotice';
 import { TextField } from '../components/Field';
 import { NewPassword } from '../components/NewPassword';
 import { newPasswordReady } from '../lib/password';
+import { useAction } from '../lib/use-action';
 import { Link, usePageTitle } from '../router';
 
 /** The signed-in account: its projects and roles, and a new password. */
@@ -15,8 +16,7 @@ export function MyAccountPage() {
   const [current, setCurrent] = useState('');
   const [password, setPassword] = useState('');
   const [repeat, setRepeat] = useState('');
-  const [error, setError] = useState<unknown>();
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useAction();
   const [status, setStatus] = useState('');
   if (!account) return null;
   const roles = [...session.access.roles.entries()];
@@ -24,10 +24,8 @@ export function MyAccountPage() {
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     if (current === '' || !newPasswordReady(password, repeat)) return;
-    setBusy(true);
-    setError(undefined);
     setStatus('');
-    try {
+    await run(async () => {
       await ok(
         api.POST('/api/console/password', {
           params: { header: session.csrfHeader() },
@@ -38,11 +36,7 @@ export function MyAccountPage() {
       setPassword('');
       setRepeat('');
       setStatus('Password changed. Your other sessions were ended; this one goes on.');
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   return (

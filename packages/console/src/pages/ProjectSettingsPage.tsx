@@ -6,6 +6,7 @@ import { ConfirmDialog } from '../components/Dialog';
 import { ErrorNotice } from '../components/ErrorNotice';
 import { TextAreaField, TextField } from '../components/Field';
 import { formatBytes, parseOrigins } from '../lib/format';
+import { useAction } from '../lib/use-action';
 import { navigate, usePageTitle } from '../router';
 import type { ProjectPageProps } from './ProjectLayout';
 
@@ -53,21 +54,22 @@ function SettingsForm({ project, reload }: ProjectPageProps) {
   const [documents, setDocuments] = useState(String(s.limits.documents));
   const [storage, setStorage] = useState(String(s.limits.storageBytes));
   const [mail, setMail] = useState(String(s.limits.mailMonthly));
-  const [error, setError] = useState<unknown>();
+  const saving = useAction();
+  const error = saving.error;
   const [saved, setSaved] = useState('');
-  const [busy, setBusy] = useState(false);
   const [deleting, setDeleting] = useState(false);
-  const [deleteError, setDeleteError] = useState<unknown>();
+  const deletion = useAction();
+  const deleteError = deletion.error;
+  // Saving and deleting share one busy state: each disables the other's buttons.
+  const busy = saving.busy || deletion.busy;
 
   const problems = detailsUnder(error, '');
   const problem = (path: string) => problems.get(path);
 
   const save = async (e: FormEvent) => {
     e.preventDefault();
-    setBusy(true);
-    setError(undefined);
     setSaved('');
-    try {
+    await saving.run(async () => {
       await ok(
         api.PATCH('/api/admin/projects/{projectId}', {
           params: { path: { projectId: project.id } },
@@ -88,27 +90,17 @@ function SettingsForm({ project, reload }: ProjectPageProps) {
       );
       setSaved('Settings saved.');
       reload();
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   const remove = async () => {
-    setBusy(true);
-    setDeleteError(undefined);
-    try {
+    const done = await deletion.run(async () => {
       await ok(
         api.DELETE('/api/admin/projects/{projectId}', { params: { path: { projectId: project.id } } }),
       );
       navigate('/');
-    } catch (err) {
-      setDeleteError(err);
-      setDeleting(false);
-    } finally {
-      setBusy(false);
-    }
+    });
+    if (!done) setDeleting(false);
   };
 
   const numberField = (

@@ -9,6 +9,7 @@ import { KeysReveal } from '../components/KeysReveal';
 import { TextAreaField, TextField } from '../components/Field';
 import { roleOn } from '../auth/roles';
 import { formatDate, parseOrigins } from '../lib/format';
+import { useAction } from '../lib/use-action';
 import { useLoad } from '../lib/use-load';
 import { Link, navigate, usePageTitle } from '../router';
 
@@ -33,8 +34,7 @@ export function ProjectsPage() {
     (await ok(api.GET('/api/admin/projects', { params: { query: { limit: PAGE, cursor } } }))).data;
   const first = useLoad(() => fetchPage(''), [api]);
   const [more, setMore] = useState<Page[]>([]);
-  const [moreError, setMoreError] = useState<unknown>();
-  const [loadingMore, setLoadingMore] = useState(false);
+  const { busy: loadingMore, error: moreError, run: runMore } = useAction();
   const [search, setSearch] = useState('');
   const [creating, setCreating] = useState(false);
 
@@ -44,16 +44,10 @@ export function ProjectsPage() {
   const loading = first.loading || loadingMore;
   const loadMore = async () => {
     if (!next) return;
-    setLoadingMore(true);
-    setMoreError(undefined);
-    try {
+    await runMore(async () => {
       const page = await fetchPage(next);
       setMore((m) => [...m, page]);
-    } catch (e) {
-      setMoreError(e);
-    } finally {
-      setLoadingMore(false);
-    }
+    });
   };
 
   const term = search.trim().toLowerCase();
@@ -143,8 +137,7 @@ function CreateProjectDialog({ open, onClose }: { open: boolean; onClose: () => 
   const [origins, setOrigins] = useState('');
   const [publicSignups, setPublicSignups] = useState(true);
   const [verify, setVerify] = useState(false);
-  const [error, setError] = useState<unknown>();
-  const [busy, setBusy] = useState(false);
+  const { busy, error, setError, run } = useAction();
   const [created, setCreated] = useState<NewProject | undefined>();
 
   const close = () => {
@@ -158,9 +151,7 @@ function CreateProjectDialog({ open, onClose }: { open: boolean; onClose: () => 
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
+    await run(async () => {
       const project = await ok(
         api.POST('/api/admin/projects', {
           body: {
@@ -174,11 +165,7 @@ function CreateProjectDialog({ open, onClose }: { open: boolean; onClose: () => 
         }),
       );
       setCreated(project);
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   if (created)

@@ -5,6 +5,7 @@ import { ErrorNotice } from '../components/ErrorNotice';
 import { TextField } from '../components/Field';
 import { NewPassword } from '../components/NewPassword';
 import { newPasswordReady } from '../lib/password';
+import { useAction } from '../lib/use-action';
 import { usePageTitle } from '../router';
 import { SignInFrame } from './SignInPage';
 
@@ -29,25 +30,18 @@ export function ResetPasswordPage(p: { token: string; onDone: (notice?: string) 
 
 function RequestForm() {
   const [email, setEmail] = useState('');
-  const [error, setError] = useState<unknown>();
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useAction();
   const [sent, setSent] = useState('');
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
-    setBusy(true);
-    setError(undefined);
     setSent('');
-    try {
+    await run(async () => {
       await ok(publicClient().POST('/api/console/password-reset/request', { body: { email: email.trim() } }));
       setSent(
         `If ${email.trim()} has a console account, a mail with a link to choose a new password is on its way. The link works for an hour.`,
       );
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   return (
@@ -75,23 +69,17 @@ function RequestForm() {
 function NewPasswordForm({ token, onDone }: { token: string; onDone: (notice?: string) => void }) {
   const [password, setPassword] = useState('');
   const [repeat, setRepeat] = useState('');
-  const [error, setError] = useState<unknown>();
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useAction();
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     if (!newPasswordReady(password, repeat)) return;
-    setBusy(true);
-    setError(undefined);
-    try {
+    await run(async () => {
       await ok(
         publicClient().POST('/api/console/password-reset', { body: { token, newPassword: password } }),
       );
       onDone('Your password was changed and your other sessions ended: sign in with the new password.');
-    } catch (err) {
-      setError(err);
-      setBusy(false);
-    }
+    });
   };
 
   return (

@@ -4,6 +4,7 @@ import { ApiError } from '../api/errors';
 import { adminTokenSession, signInWithPassword, type ConsoleSession } from '../auth/session';
 import { ErrorNotice } from '../components/ErrorNotice';
 import { TextField } from '../components/Field';
+import { useAction } from '../lib/use-action';
 import { usePageTitle } from '../router';
 
 /** The frame of the signed-out pages: a card in the middle of the page. */
@@ -43,29 +44,26 @@ export function SignInPage(p: { notice: string | undefined; onSignedIn: (s: Cons
   );
 }
 
+/** A 401 refusal told in the words of the form that met it; any other error as it is. */
+const refusedAs =
+  (message: string) =>
+  (err: unknown): unknown =>
+    err instanceof ApiError && err.status === 401
+      ? new ApiError(401, err.code, message, err.requestId, [])
+      : err;
+
 function PasswordForm({ onSignedIn }: { onSignedIn: (s: ConsoleSession) => void }) {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
-  const [error, setError] = useState<unknown>();
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useAction();
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
+    await run(async () => {
       const session = await signInWithPassword(email.trim(), password);
       setPassword('');
       onSignedIn(session);
-    } catch (err) {
-      setError(
-        err instanceof ApiError && err.status === 401
-          ? new ApiError(401, err.code, 'Wrong email or password.', err.requestId, [])
-          : err,
-      );
-    } finally {
-      setBusy(false);
-    }
+    }, refusedAs('Wrong email or password.'));
   };
 
   return (
@@ -97,30 +95,25 @@ function PasswordForm({ onSignedIn }: { onSignedIn: (s: ConsoleSession) => void 
 
 function TokenForm({ onSignedIn }: { onSignedIn: (s: ConsoleSession) => void }) {
   const [token, setToken] = useState('');
-  const [error, setError] = useState<unknown>();
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useAction();
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    const session = adminTokenSession(token.trim());
-    try {
-      await ok(
-        createApi(session, () => undefined).GET('/api/admin/projects', { params: { query: { limit: '1' } } }),
-      );
-      setToken('');
-      onSignedIn(session);
-    } catch (err) {
-      await session.end();
-      setError(
-        err instanceof ApiError && err.status === 401
-          ? new ApiError(401, err.code, 'The gateway refused this token.', err.requestId, [])
-          : err,
-      );
-    } finally {
-      setBusy(false);
-    }
+    await run(async () => {
+      const session = adminTokenSession(token.trim());
+      try {
+        await ok(
+          createApi(session, () => undefined).GET('/api/admin/projects', {
+            params: { query: { limit: '1' } },
+          }),
+        );
+        setToken('');
+        onSignedIn(session);
+      } catch (err) {
+        await session.end();
+        throw err;
+      }
+    }, refusedAs('The gateway refused this token.'));
   };
 
   return (

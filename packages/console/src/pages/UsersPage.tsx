@@ -7,6 +7,7 @@ import { ErrorNotice } from '../components/ErrorNotice';
 import { TextField } from '../components/Field';
 import { CursorPager, TableHead, useCursorPaging } from '../components/Paging';
 import { formatDate } from '../lib/format';
+import { useAction } from '../lib/use-action';
 import { useLoad } from '../lib/use-load';
 import { usePageTitle } from '../router';
 import type { ProjectPageProps } from './ProjectLayout';
@@ -21,8 +22,7 @@ export function UsersPage({ project, can }: ProjectPageProps) {
   const { cursor } = paging;
   const [viewing, setViewing] = useState<User | undefined>();
   const [deleting, setDeleting] = useState<User | undefined>();
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>();
+  const { busy, error, run } = useAction();
   const [status, setStatus] = useState('');
 
   const page = useLoad(
@@ -47,24 +47,17 @@ export function UsersPage({ project, can }: ProjectPageProps) {
   };
 
   const remove = async (user: User) => {
-    setBusy(true);
-    setError(undefined);
-    try {
+    await run(async () => {
       await ok(
         api.DELETE('/api/admin/projects/{projectId}/users/{userId}', {
           params: { path: { projectId: project.id, userId: user._id } },
         }),
       );
-      setDeleting(undefined);
       setViewing(undefined);
       setStatus(`User ${user.email} deleted.`);
       page.reload();
-    } catch (e) {
-      setDeleting(undefined);
-      setError(e);
-    } finally {
-      setBusy(false);
-    }
+    });
+    setDeleting(undefined);
   };
 
   const items = page.data?.items ?? [];

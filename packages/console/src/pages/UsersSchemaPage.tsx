@@ -6,6 +6,7 @@ import { ErrorNotice } from '../components/ErrorNotice';
 import { SchemaEditor } from '../components/SchemaEditor';
 import { SchemaTable } from '../components/SchemaTable';
 import { fromEditable, schemaProblems, toEditable, type EditableField } from '../lib/schema-model';
+import { useAction } from '../lib/use-action';
 import { useLoad } from '../lib/use-load';
 import { usePageTitle } from '../router';
 import type { ProjectPageProps } from './ProjectLayout';
@@ -49,9 +50,8 @@ export function UsersSchemaPage({ project, can }: ProjectPageProps) {
 function Editor({ projectId, initial }: { projectId: string; initial: EditableField[] }) {
   const api = useApi();
   const [fields, setFields] = useState<UserFields>(initial);
-  const [error, setError] = useState<unknown>();
+  const { busy, error, setError, run } = useAction();
   const [status, setStatus] = useState('');
-  const [busy, setBusy] = useState(false);
   const problems = schemaProblems(fields, USER_KEY);
 
   const save = async (e: FormEvent) => {
@@ -61,9 +61,7 @@ function Editor({ projectId, initial }: { projectId: string; initial: EditableFi
       setError(new ApiError(0, 'INVALID_SCHEMA', 'Fix the marked fields first.', undefined, problems));
       return;
     }
-    setBusy(true);
-    setError(undefined);
-    try {
+    await run(async () => {
       await ok(
         api.PUT('/api/admin/projects/{projectId}/users-schema', {
           params: { path: { projectId } },
@@ -76,11 +74,7 @@ function Editor({ projectId, initial }: { projectId: string; initial: EditableFi
         }),
       );
       setStatus('Users schema saved.');
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   return (
