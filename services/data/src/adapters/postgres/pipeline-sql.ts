@@ -19,16 +19,26 @@ export function pipelineSql(
   params: Params,
   maxRows: number,
 ): string {
-  const unsafe =
-    plan.scalarPaths.length === 0
-      ? 'false'
-      : `EXISTS (SELECT 1 FROM documents WHERE ${where(params)} AND (${plan.scalarPaths
-          .map((p) => notScalar(p, params))
-          .join(' OR ')}))`;
-  let main = plan.group ? groupSql(plan, where(params), params) : documentsSql(plan, where(params), params);
+  const notScalars = plan.scalarPaths.map((p) => notScalar(p, params)).join(' OR ');
+  const ctes: string[] = [];
+  let unsafe: string;
+  let main: string;
+  if (plan.group) {
+    // One scan: the groups, each knowing whether one of its documents is unsafe.
+    ctes.push(`g AS MATERIALIZED (${groupSql(plan, where(params), notScalars || 'false', params)})`);
+    unsafe = 'SELECT COALESCE(bool_or(g.bad), false) AS unsafe FROM g';
+    main = `SELECT true AS present, g.* FROM g ORDER BY ${groupOrderSql(plan)}`;
+  } else {
+    unsafe = `SELECT ${
+      notScalars ? `EXISTS (SELECT 1 FROM documents WHERE ${where(params)} AND (${notScalars}))` : 'false'
+    } AS unsafe`;
+    main = documentsSql(plan, where(params), params);
+  }
+  // Materialized: the planner would otherwise evaluate the check twice (select list and join).
+  ctes.push(`s AS MATERIALIZED (${unsafe})`);
   main += window(plan, params, plan.count === undefined ? maxRows + 1 : undefined);
   if (plan.count !== undefined) main = `SELECT count(*)::float8 AS n FROM (${main}) q`;
-  return `SELECT s.unsafe, r.* FROM (SELECT ${unsafe} AS unsafe) s LEFT JOIN LATERAL (${main}) r ON NOT s.unsafe`;
+  return `WITH ${ctes.join(', ')} SELECT s.unsafe, r.* FROM s LEFT JOIN LATERAL (${main}) r ON NOT s.unsafe`;
 }
 
 /** LIMIT/OFFSET of the plan, the limit no larger than `cap` (the read bound, plus one to detect it). */
@@ -141,7 +151,13 @@ function groupOrder(s: SortPlan, accumulators: Accumulator[]): string[] {
   }
 }
 
-function groupSql(plan: PipelinePlan, where: string, params: Params): string {
+/**
+ * The groups: key `k`, accumulators `a0`..., `bad` (one of the group's documents is unsafe) and
+ * `first_seen`, where the group's first document comes in the read order (created_at, id): the
+ * least of that pair, as text that sorts the same way (UTC time to the microsecond, then the id;
+ * computed per row, it costs far less than numbering the rows in order, which sorts them all).
+ */
+function groupSql(plan: PipelinePlan, where: string, notScalars: string, params: Params): string {
   const group = plan.group;
   if (!group) throw new Error('not a group plan');
   // Missing and null are one group (null); jsonb equality makes 1 and 1.0 one group.
@@ -150,12 +166,21 @@ function groupSql(plan: PipelinePlan, where: string, params: Params): string {
   const columns = [
     `${key} AS k`,
     ...group.accumulators.map((a, i) => `${accumulatorSql(a, params)} AS a${i}`),
-    'min(rn) AS first_seen',
+    `bool_or(${notScalars}) AS bad`,
   ];
-  const input = `SELECT body, row_number() OVER (ORDER BY created_at, id) AS rn FROM documents WHERE ${where}`;
+  // Keys are distinct, so an order that starts with the key needs no tie-break.
+  if (plan.sort[0]?.on !== 'key')
+    columns.push(
+      `min(to_char(created_at AT TIME ZONE 'UTC', 'YYYYMMDDHH24MISSUS') || id COLLATE "C") AS first_seen`,
+    );
   // No input, no group (MongoDB gives no row for `_id: null` over nothing).
   const grouping = group.key === null ? 'HAVING count(*) > 0' : 'GROUP BY 1';
-  const grouped = `SELECT ${columns.join(', ')} FROM (${input}) d ${grouping}`;
-  const order = [...plan.sort.flatMap((s) => groupOrder(s, group.accumulators)), 'g.first_seen'];
-  return `SELECT true AS present, g.* FROM (${grouped}) g ORDER BY ${order.join(', ')}`;
+  return `SELECT ${columns.join(', ')} FROM documents WHERE ${where} ${grouping}`;
+}
+
+function groupOrderSql(plan: PipelinePlan): string {
+  const group = plan.group;
+  if (!group) throw new Error('not a group plan');
+  const order = plan.sort.flatMap((s) => groupOrder(s, group.accumulators));
+  return [...order, ...(plan.sort[0]?.on === 'key' ? [] : ['g.first_seen'])].join(', ');
 }
