@@ -1,3 +1,4 @@
+import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { env, loadConfig, storeEnvShape } from '@baas/common';
@@ -17,6 +18,12 @@ export const storageConfigSchema = z
     // No default credentials in code: required only with the s3 driver (checked below).
     S3_ACCESS_KEY_ID: z.string().min(1).optional(),
     S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+    /**
+     * With the s3 driver an upload is received whole before it is sent (with its length, in one
+     * PUT): up to UPLOAD_SPOOL_MEMORY_BYTES in memory, larger ones in a file in UPLOAD_SPOOL_DIR.
+     */
+    UPLOAD_SPOOL_DIR: env.string(os.tmpdir()),
+    UPLOAD_SPOOL_MEMORY_BYTES: env.int(1048576),
     PUBLIC_FILES_BASE_URL: env.url('http://127.0.0.1:8080/files').transform((u) => u.replace(/\/+$/, '')),
     MAX_FILE_BYTES: env.positiveInt(10485760),
     DEFAULT_STORAGE_QUOTA_BYTES: env.int(104857600),

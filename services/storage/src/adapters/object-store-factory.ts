@@ -1,3 +1,4 @@
+import { mkdir } from 'node:fs/promises';
 import type { StorageConfig } from '../config';
 import type { ObjectStore } from '../ports';
 import { LocalObjectStore } from './local-object-store';
@@ -19,7 +20,10 @@ export async function createObjectStore(config: StorageConfig): Promise<ReadyObj
     // Checked present by the config schema when the driver is s3.
     accessKeyId: config.S3_ACCESS_KEY_ID ?? '',
     secretAccessKey: config.S3_SECRET_ACCESS_KEY ?? '',
+    spoolDir: config.UPLOAD_SPOOL_DIR,
+    spoolMemoryBytes: config.UPLOAD_SPOOL_MEMORY_BYTES,
   });
+  await mkdir(config.UPLOAD_SPOOL_DIR, { recursive: true });
   await store.ensureBucket();
   return store;
 }

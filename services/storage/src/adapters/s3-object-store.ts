@@ -6,11 +6,13 @@ import {
   HeadBucketCommand,
   HeadObjectCommand,
   ListObjectsV2Command,
+  PutObjectCommand,
   S3Client,
   S3ServiceException,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import type { ObjectStore, StoredObject } from '../ports';
+import { spool } from './spool';
 
 export interface S3StoreOptions {
   endpoint: string;
@@ -18,10 +20,15 @@ export interface S3StoreOptions {
   bucket: string;
   accessKeyId: string;
   secretAccessKey: string;
+  /** Where bodies past `spoolMemoryBytes` wait, whole, until they are sent (see spool.ts). */
+  spoolDir: string;
+  spoolMemoryBytes: number;
 }
 
-/** S3's minimum part size; with queueSize 1 an upload buffers at most about two parts. */
+/** S3's minimum part size, for the rare body past what one PUT takes. */
 const PART_SIZE = 5 * 1024 * 1024;
+/** The largest object one S3 PUT takes. */
+const PUT_MAX_BYTES = 5 * 1024 ** 3;
 
 function isBucketMissing(e: unknown): boolean {
   return e instanceof S3ServiceException && e.name === 'NoSuchBucket';
@@ -74,19 +81,42 @@ export class S3ObjectStore implements ObjectStore {
     await this.client.send(new HeadBucketCommand({ Bucket: this.opts.bucket }));
   }
 
+  /**
+   * The body is received whole first (in memory up to `spoolMemoryBytes`, else in a file), then
+   * sent with its length in one PUT: memory per upload stays at stream-buffer size, where a
+   * multipart upload of a body of unknown length holds a 5 MB part (about twice that while the
+   * part is assembled). A client that fails mid-body never reaches the store.
+   */
   async put(key: string, body: Readable, contentType: string): Promise<void> {
-    const upload = new Upload({
-      client: this.client,
-      params: { Bucket: this.opts.bucket, Key: key, Body: body, ContentType: contentType },
-      partSize: PART_SIZE,
-      queueSize: 1,
-      leavePartsOnError: false,
-    });
+    const spooled = await spool(body, this.opts.spoolDir, this.opts.spoolMemoryBytes);
     try {
-      await upload.done();
-    } catch (e) {
-      await upload.abort().catch(() => undefined);
-      throw e;
+      if (spooled.size <= PUT_MAX_BYTES) {
+        await this.client.send(
+          new PutObjectCommand({
+            Bucket: this.opts.bucket,
+            Key: key,
+            Body: spooled.open(),
+            ContentLength: spooled.size,
+            ContentType: contentType,
+          }),
+        );
+        return;
+      }
+      const upload = new Upload({
+        client: this.client,
+        params: { Bucket: this.opts.bucket, Key: key, Body: spooled.open(), ContentType: contentType },
+        partSize: PART_SIZE,
+        queueSize: 1,
+        leavePartsOnError: false,
+      });
+      try {
+        await upload.done();
+      } catch (e) {
+        await upload.abort().catch(() => undefined);
+        throw e;
+      }
+    } finally {
+      await spooled.dispose();
     }
   }
 

@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
@@ -49,6 +49,8 @@ export interface Harness {
   events: EventEnvelope[];
   relay: RelayHandle;
   recordsOf(projectId: ProjectId): Promise<StoredFile[]>;
+  /** Files waiting in the S3 driver's spool directory (none once every upload has settled). */
+  spooled(): Promise<string[]>;
   close(): Promise<void>;
 }
 
@@ -106,14 +108,19 @@ export async function startHarness(driver: Driver, maxFileBytes: number): Promis
   const logger = createLogger('storage-test', 'silent');
   let store: ObjectStore;
   let cleanupStore: () => Promise<void>;
+  let spoolDir: string | undefined;
   if (driver === 's3') {
     const bucket = uniqueDbName('storage-it').replace(/_/g, '-').toLowerCase();
+    spoolDir = await mkdtemp(path.join(os.tmpdir(), 'storage-it-spool-'));
     const s3 = new S3ObjectStore({
       endpoint: infra.s3Endpoint,
       region: 'us-east-1',
       bucket,
       accessKeyId: infra.s3AccessKeyId,
       secretAccessKey: infra.s3SecretAccessKey,
+      spoolDir,
+      // Small, so that the suite's larger uploads take the file path and the small ones memory.
+      spoolMemoryBytes: 4096,
     });
     await s3.ensureBucket();
     await s3.ensureBucket(); // idempotent
@@ -124,6 +131,7 @@ export async function startHarness(driver: Driver, maxFileBytes: number): Promis
         await s3.client.send(new DeleteObjectCommand({ Bucket: bucket, Key: o.Key }));
       await s3.client.send(new DeleteBucketCommand({ Bucket: bucket })).catch(() => undefined);
       s3.client.destroy();
+      await rm(spoolDir as string, { recursive: true, force: true });
     };
   } else {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'storage-it-'));
@@ -163,6 +171,7 @@ export async function startHarness(driver: Driver, maxFileBytes: number): Promis
     events,
     relay: wired.relay,
     recordsOf: testStore.recordsOf,
+    spooled: async () => (spoolDir ? await readdir(spoolDir) : []),
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -28,6 +28,12 @@ describe.each<Driver>(['s3', 'local'])('storage service with the %s driver', (dr
   afterAll(async () => {
     await h?.close();
   });
+  afterEach(async () => {
+    // Every upload, stored, refused or abandoned, leaves nothing in the S3 driver's spool.
+    for (let i = 0; i < 20 && (await h.spooled()).length > 0; i++)
+      await new Promise((r) => setTimeout(r, 50));
+    expect(await h.spooled()).toEqual([]);
+  });
 
   async function upload(
     pid: ProjectId,
