@@ -55,6 +55,7 @@ export function receiveUpload(req: Request, opts: ReceiveOptions): Promise<Uploa
     let upload: Promise<UploadResult> | undefined;
     let file: busboy.FileStream | undefined;
     let settled = false;
+    let stored = false;
     let received = 0;
     const fail = (e: AppError | Error): void => {
       if (settled) return;
@@ -70,9 +71,12 @@ export function receiveUpload(req: Request, opts: ReceiveOptions): Promise<Uploa
     req.on('data', (chunk: Buffer) => {
       received += chunk.length;
       if (received <= bodyLimit) return;
-      // Past the bound after the answer (a huge trailing part): stop reading altogether.
-      if (settled) req.destroy();
-      else abortUpload(errors.payloadTooLarge(`File exceeds the ${opts.maxFileBytes} byte limit`));
+      // Past the bound after a stored upload (a huge trailing part): stop reading altogether.
+      // After a failure the caller drains the rest (discardRest) so that its answer is read
+      // first: destroying here could reset the connection before the answer leaves, and the
+      // gateway would see a reset (502) instead of the 413.
+      if (!settled) abortUpload(errors.payloadTooLarge(`File exceeds the ${opts.maxFileBytes} byte limit`));
+      else if (stored) req.destroy();
     });
     req.on('close', () => {
       if (!req.complete) abortUpload(errors.badRequest('UPLOAD_ABORTED', 'The client aborted the upload'));
@@ -89,6 +93,7 @@ export function receiveUpload(req: Request, opts: ReceiveOptions): Promise<Uploa
         (r) => {
           if (settled) return;
           settled = true;
+          stored = true;
           resolve(r);
         },
         (e: unknown) => fail(e as Error),
