@@ -101,3 +101,67 @@ describe('RelayLoop schedule', () => {
     expect(r.passes).toBe(1);
   });
 });
+
+describe('RelayLoop passes never overlap', () => {
+  /** A relay whose passes wait until released, recording how many ran at once. */
+  class GatedRelay extends RelayLoop {
+    passes = 0;
+    active = 0;
+    most = 0;
+    private releases: Array<() => void> = [];
+    constructor() {
+      super(logger, 60_000);
+    }
+    protected async pass(): Promise<void> {
+      this.passes++;
+      this.active++;
+      this.most = Math.max(this.most, this.active);
+      await new Promise<void>((r) => this.releases.push(r));
+      this.active--;
+    }
+    release(): void {
+      for (const r of this.releases.splice(0)) r();
+    }
+  }
+  const tick = () => new Promise((r) => setImmediate(r));
+
+  it('a flush waits for the running pass, and a kick during the flush gets a pass after it', async () => {
+    const r = new GatedRelay();
+    r.kick(); // a write's pass
+    await tick();
+    const flushed = r.flush();
+    await tick();
+    r.kick(); // another write while the flush waits
+    await tick();
+    for (let i = 0; i < 5; i++) {
+      r.release();
+      await tick();
+    }
+    await flushed;
+    for (let i = 0; i < 5; i++) {
+      r.release();
+      await tick();
+    }
+    expect(r.most).toBe(1);
+    expect(r.passes).toBeGreaterThanOrEqual(3);
+    expect(r.active).toBe(0);
+    await r.stop();
+  });
+
+  it('a flush that runs first holds off kicks until it is done, then runs the kicked pass', async () => {
+    const r = new GatedRelay();
+    const flushed = r.flush();
+    await tick();
+    r.kick();
+    await tick();
+    expect(r.active).toBe(1);
+    r.release();
+    await flushed;
+    await tick();
+    expect(r.passes).toBe(2);
+    r.release();
+    await tick();
+    expect(r.most).toBe(1);
+    await r.stop();
+  });
+});
