@@ -13,6 +13,13 @@ describe('toAppError', () => {
   ])('maps body-parser %s to %i %s', (type, status, code) => {
     expect(toAppError(Object.assign(new Error('x'), { type }))).toMatchObject({ status, code });
   });
+  it.each([
+    ['gzip', 'Z_DATA_ERROR'],
+    ['br', 'ERR__ERROR_FORMAT_PADDING_2'],
+  ])('maps a %s body that does not decode (%s, 400 from body-parser) to 400 MALFORMED_JSON', (_, code) => {
+    const e = Object.assign(new Error('incorrect header check'), { code, status: 400, expose: true });
+    expect(toAppError(e)).toMatchObject({ status: 400, code: 'MALFORMED_JSON' });
+  });
   it('maps an unreachable database to 503 with Retry-After', () => {
     const e = Object.assign(new Error('connect ECONNREFUSED'), { name: 'MongoServerSelectionError' });
     expect(toAppError(e)).toMatchObject({

@@ -41,6 +41,11 @@ const PG_UNAVAILABLE = /^(08...|57P0[1-4]|53...|40001|40P01|55P03)$/;
  */
 const PG_UNAVAILABLE_MESSAGES =
   /^(timeout exceeded when trying to connect|Connection terminated|Query read timeout)/;
+/**
+ * A body whose Content-Encoding (gzip, deflate, br) does not decode: zlib's error (`Z_DATA_ERROR`,
+ * or Brotli's `ERR__ERROR_...`), which body-parser passes on with status 400 and no type.
+ */
+const UNDECODABLE_BODY = /^(Z_|ERR__ERROR_|ERR_BROTLI)/;
 /** A statement cancelled by its `statement_timeout`: the query is over its time budget. */
 const PG_QUERY_CANCELED = '57014';
 
@@ -60,6 +65,8 @@ export function toAppError(err: unknown): AppError | undefined {
   if (err instanceof Error && typeof message === 'string' && PG_UNAVAILABLE_MESSAGES.test(message))
     return unavailable();
   const bp = err as BodyParserError | undefined;
+  if (typeof code === 'string' && UNDECODABLE_BODY.test(code) && (err as { status?: unknown }).status === 400)
+    return new AppError(400, 'MALFORMED_JSON', 'The request body could not be decoded (Content-Encoding)');
   switch (bp?.type ?? '') {
     case 'entity.parse.failed':
       return errors.malformedJson();

@@ -26,7 +26,7 @@ export interface EngineUsage {
 export type Clock = () => number;
 
 /**
- * Every limit in one place. Codes: time over budget is 400 QUERY_TIMEOUT (the code the MongoDB
+ * Every limit in one place. Codes: time over budget is 504 QUERY_TIMEOUT (the code the MongoDB
  * adapter gives a `maxTimeMS` expiry: 504), too many or too large working documents are 400
  * AGGREGATION_TOO_COSTLY, too many result rows 413 PAYLOAD_TOO_LARGE.
  */
