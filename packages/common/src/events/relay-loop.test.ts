@@ -3,16 +3,16 @@ import { RelayLoop } from './relay-loop';
 
 const logger = { warn: () => undefined } as unknown as Logger;
 
-/** A relay whose passes are counted and fail while `failing` says so. */
+/** A relay whose passes are counted and fail while `failPasses` says so. */
 class CountingRelay extends RelayLoop {
   passes = 0;
-  failing = false;
+  failPasses = false;
   constructor(intervalMs: number, idleIntervalMs?: number) {
     super(logger, intervalMs, idleIntervalMs);
   }
   protected pass(): Promise<void> {
     this.passes++;
-    return this.failing ? Promise.reject(new Error('publish failed')) : Promise.resolve();
+    return this.failPasses ? Promise.reject(new Error('publish failed')) : Promise.resolve();
   }
   /** What an immediate relay (MongoDB's relayOne) does when it fails. */
   relayOneFailed(): void {
@@ -59,7 +59,7 @@ describe('RelayLoop schedule', () => {
     await jest.advanceTimersByTimeAsync(1000);
     expect(r.passes).toBe(2);
     // idle now (next periodic pass 10 s away); a kicked pass fails
-    r.failing = true;
+    r.failPasses = true;
     r.kick();
     await jest.advanceTimersByTimeAsync(0);
     expect(r.passes).toBe(3);
@@ -67,7 +67,7 @@ describe('RelayLoop schedule', () => {
     expect(r.passes).toBe(4);
     await jest.advanceTimersByTimeAsync(1000);
     expect(r.passes).toBe(5);
-    r.failing = false;
+    r.failPasses = false;
     await jest.advanceTimersByTimeAsync(1000);
     expect(r.passes).toBe(6);
     // succeeded: back to the idle interval
@@ -112,7 +112,7 @@ describe('RelayLoop passes never overlap', () => {
     constructor() {
       super(logger, 60_000);
     }
-    protected async pass(): Promise<void> {
+    protected override async pass(): Promise<void> {
       this.passes++;
       this.active++;
       this.most = Math.max(this.most, this.active);

@@ -1,3 +1,4 @@
+import { tmpdir } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { S3ObjectStore } from '../../src/adapters/s3-object-store';
@@ -94,6 +95,8 @@ describe(`the orphan sweep on S3 (${infra.store})`, () => {
       bucket: `no-such-bucket-${randomBytes(6).toString('hex')}`,
       accessKeyId: infra.s3AccessKeyId,
       secretAccessKey: infra.s3SecretAccessKey,
+      spoolDir: tmpdir(),
+      spoolMemoryBytes: 1024,
     });
     const { seen, observer } = counter();
     try {
