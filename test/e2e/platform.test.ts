@@ -60,7 +60,7 @@ describe('platform admin API', () => {
     }
   });
 
-  it('answers 400 for malformed JSON and 404 for an unknown project', async () => {
+  it('answers 400 for malformed JSON or a body that does not decode, 415 for a JSON body not in UTF-8 and 404 for an unknown project', async () => {
     const bad = await call('POST', '/api/admin/projects', {
       admin: true,
       rawBody: '{"name":',
@@ -68,6 +68,25 @@ describe('platform admin API', () => {
     });
     expect(bad.status).toBe(400);
     expect(bad.body.code).toBe('MALFORMED_JSON');
+    const latin1 = await call('POST', '/api/admin/projects', {
+      admin: true,
+      rawBody: '{"name":"caf\u00e9"}',
+      headers: { 'content-type': 'application/json; charset=latin1' },
+    });
+    expect([latin1.status, latin1.body.code]).toEqual([415, 'UNSUPPORTED_MEDIA_TYPE']);
+    // Declared compressed but not: the body cannot be decoded, which is the client's fault.
+    for (const encoding of ['gzip', 'br']) {
+      const undecodable = await call('POST', '/api/admin/projects', {
+        admin: true,
+        rawBody: '{"name":"plain"}',
+        headers: { 'content-type': 'application/json', 'content-encoding': encoding },
+      });
+      expect([encoding, undecodable.status, undecodable.body.code]).toEqual([
+        encoding,
+        400,
+        'MALFORMED_JSON',
+      ]);
+    }
     expect((await call('GET', '/api/admin/projects/64b7f0c2a1b2c3d4e5f60718', { admin: true })).status).toBe(
       404,
     );

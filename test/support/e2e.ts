@@ -1,5 +1,8 @@
 import { randomBytes } from 'node:crypto';
+import { appendFileSync, readFileSync } from 'node:fs';
 import http from 'node:http';
+import { join } from 'node:path';
+import { createResponseValidator, type OpenApiDocument } from './openapi-responses';
 import { stackEnv } from './stack-env';
 
 /**
@@ -30,6 +33,57 @@ export function loopbackFor(ip: string): string | undefined {
   return b === undefined ? undefined : `127.${b}.${c ?? 0}.${Math.max(2, Math.min(254, d ?? 2))}`;
 }
 
+/**
+ * Every answer `send()` (and so `client()`) receives is held to the OpenAPI document the gateway
+ * serves: an undocumented status, or a JSON body that does not match the documented schema, makes
+ * the request reject with what differs. Skipped: the mail capture server (not our API), and
+ * requests the document does not describe (unknown routes probed on purpose, the console's pages,
+ * CORS preflights); README, "Tests".
+ */
+let responseValidator: ReturnType<typeof createResponseValidator> | undefined;
+/** `E2E_OPENAPI_LOG=<file>`: one JSON line per verdict (what was held, what skipped and why). */
+const VERDICT_LOG = process.env.E2E_OPENAPI_LOG;
+function holdToDocument(
+  url: string,
+  method: string,
+  status: number,
+  headers: http.IncomingHttpHeaders,
+  body: Buffer,
+): Error | undefined {
+  if (new URL(url).origin === new URL(MAIL_API_URL).origin) return undefined;
+  try {
+    responseValidator ??= createResponseValidator(
+      JSON.parse(
+        readFileSync(join(__dirname, '..', '..', 'services', 'gateway', 'openapi.json'), 'utf8'),
+      ) as OpenApiDocument,
+    );
+    const verdict = responseValidator.check({
+      method,
+      url,
+      status,
+      contentType: headers['content-type'] ?? null,
+      body,
+    });
+    if (VERDICT_LOG) appendFileSync(VERDICT_LOG, `${JSON.stringify({ method, url, status, ...verdict })}\n`);
+    return verdict.outcome === 'invalid' ? new Error(verdict.message) : undefined;
+  } catch (e) {
+    // A schema Ajv cannot compile is a broken check, not a passing one.
+    return e instanceof Error ? e : new Error(String(e));
+  }
+}
+
+/**
+ * The caller's frames, taken while they were still on the stack, for an error raised later; this
+ * file's own frames left out, so the report points at the test's request.
+ */
+function withCallerStack(error: Error, caller: Error): Error {
+  const frames = (caller.stack ?? '').split('\n').slice(1);
+  error.stack = [`${error.name}: ${error.message}`, ...frames.filter((f) => !f.includes(__filename))].join(
+    '\n',
+  );
+  return error;
+}
+
 export interface SendInit {
   method?: string;
   headers?: Record<string, string>;
@@ -40,6 +94,7 @@ export interface SendInit {
 
 /** An HTTP request as a distinct client; answers with a fetch Response. */
 export async function send(url: string, init: SendInit = {}): Promise<Response> {
+  const caller = new Error();
   const ip = init.ip ?? randomIp();
   const headers: Record<string, string> = { 'x-forwarded-for': ip, ...init.headers };
   let body: string | Buffer | undefined;
@@ -67,7 +122,10 @@ export async function send(url: string, init: SendInit = {}): Promise<Response> 
           }
           const status = res.statusCode ?? 0;
           const noBody = status === 204 || status === 304 || init.method === 'HEAD';
-          resolve(new Response(noBody ? null : Buffer.concat(chunks), { status, headers: h }));
+          const bytes = Buffer.concat(chunks);
+          const mismatch = holdToDocument(url, init.method ?? 'GET', status, res.headers, bytes);
+          if (mismatch) reject(withCallerStack(mismatch, caller));
+          else resolve(new Response(noBody ? null : bytes, { status, headers: h }));
         });
       },
     );

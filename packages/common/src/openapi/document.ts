@@ -51,7 +51,12 @@ const EVERY_ROUTE_ERRORS: Record<number, string[]> = {
   503: ['SERVICE_UNAVAILABLE'],
   504: ['GATEWAY_TIMEOUT'],
 };
-const JSON_BODY_ERRORS: Record<number, string[]> = { 400: ['MALFORMED_JSON'], 413: ['PAYLOAD_TOO_LARGE'] };
+/** The JSON body parser's refusals (a charset other than UTF-8, an unknown Content-Encoding: 415). */
+const JSON_BODY_ERRORS: Record<number, string[]> = {
+  400: ['MALFORMED_JSON'],
+  413: ['PAYLOAD_TOO_LARGE'],
+  415: ['UNSUPPORTED_MEDIA_TYPE'],
+};
 const VALIDATED_ERRORS: Record<number, string[]> = { 400: ['VALIDATION_FAILED'] };
 
 const SECURITY_REQUIREMENTS: Record<ApiSecurity, Json[]> = {

@@ -1351,8 +1351,8 @@ export interface components {
         };
     };
     responses: {
-        /** @description Bad request: `AGGREGATION_TOO_COSTLY`, `BLOCKED_OPERATOR`, `INVALID_PIPELINE`, `MALFORMED_JSON`, `UNSUPPORTED_STAGE`, `VALIDATION_FAILED`. */
-        Error400_AGGREGATION_TOO_COSTLY_BLOCKED_OPERATOR_INVALID_PIPELINE_MALFORMED_JSON_UNSUPPORTED_STAGE_VALIDATION_FAILED: {
+        /** @description Bad request: `AGGREGATION_TOO_COSTLY`, `BLOCKED_OPERATOR`, `BLOCKED_STAGE`, `CROSS_DATABASE_ACCESS`, `INVALID_PIPELINE`, `LOOKUP_FORBIDDEN`, `MALFORMED_JSON`, `PIPELINE_TOO_DEEP`, `PIPELINE_TOO_LONG`, `QUERY_FAILED`, `UNKNOWN_STAGE`, `UNSUPPORTED_BY_DATABASE`, `UNSUPPORTED_STAGE`, `VALIDATION_FAILED`. */
+        Error400_AGGREGATION_TOO_COSTLY_BLOCKED_OPERATOR_BLOCKED_STAGE_CROSS_DATABASE_ACCESS_INVALID_PIPELINE_LOOKUP_FORBIDDEN_MALFORMED_JSON_PIPELINE_TOO_DEEP_PIPELINE_TOO_LONG_QUERY_FAILED_UNKNOWN_STAGE_UNSUPPORTED_BY_DATABASE_UNSUPPORTED_STAGE_VALIDATION_FAILED: {
             headers: {
                 "x-request-id": components["headers"]["RequestId"];
                 [name: string]: unknown;
@@ -1369,12 +1369,12 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorBody"] & {
                     /** @enum {string} */
-                    code?: "AGGREGATION_TOO_COSTLY" | "BLOCKED_OPERATOR" | "INVALID_PIPELINE" | "MALFORMED_JSON" | "UNSUPPORTED_STAGE" | "VALIDATION_FAILED";
+                    code?: "AGGREGATION_TOO_COSTLY" | "BLOCKED_OPERATOR" | "BLOCKED_STAGE" | "CROSS_DATABASE_ACCESS" | "INVALID_PIPELINE" | "LOOKUP_FORBIDDEN" | "MALFORMED_JSON" | "PIPELINE_TOO_DEEP" | "PIPELINE_TOO_LONG" | "QUERY_FAILED" | "UNKNOWN_STAGE" | "UNSUPPORTED_BY_DATABASE" | "UNSUPPORTED_STAGE" | "VALIDATION_FAILED";
                 };
             };
         };
-        /** @description Bad request: `CURSOR_MISMATCH`, `INVALID_CURSOR`, `UNSUPPORTED_REGEX`, `VALIDATION_FAILED`. */
-        Error400_CURSOR_MISMATCH_INVALID_CURSOR_UNSUPPORTED_REGEX_VALIDATION_FAILED: {
+        /** @description Bad request: `CURSOR_MISMATCH`, `INVALID_CURSOR`, `QUERY_FAILED`, `UNSUPPORTED_BY_DATABASE`, `UNSUPPORTED_REGEX`, `VALIDATION_FAILED`. */
+        Error400_CURSOR_MISMATCH_INVALID_CURSOR_QUERY_FAILED_UNSUPPORTED_BY_DATABASE_UNSUPPORTED_REGEX_VALIDATION_FAILED: {
             headers: {
                 "x-request-id": components["headers"]["RequestId"];
                 [name: string]: unknown;
@@ -1391,7 +1391,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorBody"] & {
                     /** @enum {string} */
-                    code?: "CURSOR_MISMATCH" | "INVALID_CURSOR" | "UNSUPPORTED_REGEX" | "VALIDATION_FAILED";
+                    code?: "CURSOR_MISMATCH" | "INVALID_CURSOR" | "QUERY_FAILED" | "UNSUPPORTED_BY_DATABASE" | "UNSUPPORTED_REGEX" | "VALIDATION_FAILED";
                 };
             };
         };
@@ -1439,8 +1439,8 @@ export interface components {
                 };
             };
         };
-        /** @description Bad request: `DUPLICATE_VALUE`, `MALFORMED_JSON`, `VALIDATION_FAILED`. */
-        Error400_DUPLICATE_VALUE_MALFORMED_JSON_VALIDATION_FAILED: {
+        /** @description Bad request: `DUPLICATE_VALUE`, `INVALID_COLLECTION_NAME`, `MALFORMED_JSON`, `RESERVED_COLLECTION_NAME`, `VALIDATION_FAILED`. */
+        Error400_DUPLICATE_VALUE_INVALID_COLLECTION_NAME_MALFORMED_JSON_RESERVED_COLLECTION_NAME_VALIDATION_FAILED: {
             headers: {
                 "x-request-id": components["headers"]["RequestId"];
                 [name: string]: unknown;
@@ -1457,7 +1457,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorBody"] & {
                     /** @enum {string} */
-                    code?: "DUPLICATE_VALUE" | "MALFORMED_JSON" | "VALIDATION_FAILED";
+                    code?: "DUPLICATE_VALUE" | "INVALID_COLLECTION_NAME" | "MALFORMED_JSON" | "RESERVED_COLLECTION_NAME" | "VALIDATION_FAILED";
                 };
             };
         };
@@ -1483,8 +1483,8 @@ export interface components {
                 };
             };
         };
-        /** @description Bad request: `EMPTY_BODY`, `EMPTY_SUBJECT`, `INVALID_TEMPLATE_ID`, `MALFORMED_JSON`, `MIXED_MAIL_MODES`, `RECIPIENT_REJECTED`, `TEMPLATE_ID_AND_NAME`, `TEMPLATE_TOO_COMPLEX`, `VALIDATION_FAILED`. */
-        Error400_EMPTY_BODY_EMPTY_SUBJECT_INVALID_TEMPLATE_ID_MALFORMED_JSON_MIXED_MAIL_MODES_RECIPIENT_REJECTED_TEMPLATE_ID_AND_NAME_TEMPLATE_TOO_COMPLEX_VALIDATION_FAILED: {
+        /** @description Bad request: `EMPTY_BODY`, `EMPTY_SUBJECT`, `INVALID_TEMPLATE_ID`, `MALFORMED_JSON`, `MIXED_MAIL_MODES`, `RECIPIENT_REJECTED`, `SYSTEM_TEMPLATE_RESERVED`, `TEMPLATE_ID_AND_NAME`, `TEMPLATE_TOO_COMPLEX`, `VALIDATION_FAILED`. */
+        Error400_EMPTY_BODY_EMPTY_SUBJECT_INVALID_TEMPLATE_ID_MALFORMED_JSON_MIXED_MAIL_MODES_RECIPIENT_REJECTED_SYSTEM_TEMPLATE_RESERVED_TEMPLATE_ID_AND_NAME_TEMPLATE_TOO_COMPLEX_VALIDATION_FAILED: {
             headers: {
                 "x-request-id": components["headers"]["RequestId"];
                 [name: string]: unknown;
@@ -1501,7 +1501,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorBody"] & {
                     /** @enum {string} */
-                    code?: "EMPTY_BODY" | "EMPTY_SUBJECT" | "INVALID_TEMPLATE_ID" | "MALFORMED_JSON" | "MIXED_MAIL_MODES" | "RECIPIENT_REJECTED" | "TEMPLATE_ID_AND_NAME" | "TEMPLATE_TOO_COMPLEX" | "VALIDATION_FAILED";
+                    code?: "EMPTY_BODY" | "EMPTY_SUBJECT" | "INVALID_TEMPLATE_ID" | "MALFORMED_JSON" | "MIXED_MAIL_MODES" | "RECIPIENT_REJECTED" | "SYSTEM_TEMPLATE_RESERVED" | "TEMPLATE_ID_AND_NAME" | "TEMPLATE_TOO_COMPLEX" | "VALIDATION_FAILED";
                 };
             };
         };
@@ -2737,6 +2737,28 @@ export interface components {
                 };
             };
         };
+        /** @description Unsupported media type: `UNSUPPORTED_MEDIA_TYPE`. */
+        Error415_UNSUPPORTED_MEDIA_TYPE: {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "error": "Unsupported media type",
+                 *       "message": "Unsupported media type",
+                 *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                 *       "requestId": "3f2a0c4e-8d1b-4c5e-9a7f-2b6d1e0c9a55"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorBody"] & {
+                    /** @enum {string} */
+                    code?: "UNSUPPORTED_MEDIA_TYPE";
+                };
+            };
+        };
         /** @description Too many requests: `MAIL_LIMIT_EXCEEDED`, `RATE_LIMITED`. */
         Error429_MAIL_LIMIT_EXCEEDED_RATE_LIMITED: {
             headers: {
@@ -3139,6 +3161,7 @@ export interface operations {
             401: components["responses"]["Error401_INVALID_API_KEY_MISSING_API_KEY"];
             403: components["responses"]["Error403_ORIGIN_NOT_ALLOWED_SIGNUPS_DISABLED"];
             413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
             429: components["responses"]["Error429_RATE_LIMITED"];
             500: components["responses"]["Error500_INTERNAL"];
             502: components["responses"]["Error502_BAD_GATEWAY"];
@@ -3225,6 +3248,7 @@ export interface operations {
             401: components["responses"]["Error401_INVALID_API_KEY_INVALID_CREDENTIALS_MISSING_API_KEY"];
             403: components["responses"]["Error403_EMAIL_NOT_VERIFIED_ORIGIN_NOT_ALLOWED"];
             413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
             429: components["responses"]["Error429_RATE_LIMITED"];
             500: components["responses"]["Error500_INTERNAL"];
             502: components["responses"]["Error502_BAD_GATEWAY"];
@@ -3477,6 +3501,7 @@ export interface operations {
             401: components["responses"]["Error401_INVALID_API_KEY_INVALID_TOKEN_MISSING_API_KEY_TOKEN_REQUIRED"];
             403: components["responses"]["Error403_ORIGIN_NOT_ALLOWED"];
             413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
             429: components["responses"]["Error429_RATE_LIMITED"];
             500: components["responses"]["Error500_INTERNAL"];
             502: components["responses"]["Error502_BAD_GATEWAY"];
@@ -3518,6 +3543,7 @@ export interface operations {
             401: components["responses"]["Error401_INVALID_API_KEY_INVALID_TOKEN_MISSING_API_KEY_TOKEN_REQUIRED"];
             403: components["responses"]["Error403_ORIGIN_NOT_ALLOWED"];
             413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
             429: components["responses"]["Error429_RATE_LIMITED"];
             500: components["responses"]["Error500_INTERNAL"];
             502: components["responses"]["Error502_BAD_GATEWAY"];
@@ -3567,6 +3593,7 @@ export interface operations {
             401: components["responses"]["Error401_INVALID_API_KEY_MISSING_API_KEY"];
             403: components["responses"]["Error403_ORIGIN_NOT_ALLOWED"];
             413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
             429: components["responses"]["Error429_RATE_LIMITED"];
             500: components["responses"]["Error500_INTERNAL"];
             502: components["responses"]["Error502_BAD_GATEWAY"];
@@ -3607,6 +3634,7 @@ export interface operations {
             401: components["responses"]["Error401_INVALID_API_KEY_MISSING_API_KEY"];
             403: components["responses"]["Error403_ORIGIN_NOT_ALLOWED"];
             413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
             429: components["responses"]["Error429_RATE_LIMITED"];
             500: components["responses"]["Error500_INTERNAL"];
             502: components["responses"]["Error502_BAD_GATEWAY"];
@@ -3652,6 +3680,7 @@ export interface operations {
             401: components["responses"]["Error401_INVALID_API_KEY_MISSING_API_KEY"];
             403: components["responses"]["Error403_ORIGIN_NOT_ALLOWED"];
             413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
             429: components["responses"]["Error429_RATE_LIMITED"];
             500: components["responses"]["Error500_INTERNAL"];
             502: components["responses"]["Error502_BAD_GATEWAY"];
@@ -3865,6 +3894,7 @@ export interface operations {
             401: components["responses"]["Error401_ADMIN_TOKEN_REQUIRED"];
             403: components["responses"]["Error403_CSRF_TOKEN_INVALID_PLATFORM_ADMIN_REQUIRED"];
             413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
             429: components["responses"]["Error429_RATE_LIMITED"];
             500: components["responses"]["Error500_INTERNAL"];
             502: components["responses"]["Error502_BAD_GATEWAY"];
@@ -4081,6 +4111,7 @@ export interface operations {
             403: components["responses"]["Error403_CSRF_TOKEN_INVALID_INSUFFICIENT_ROLE"];
             404: components["responses"]["Error404_PROJECT_NOT_FOUND"];
             413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
             429: components["responses"]["Error429_RATE_LIMITED"];
             500: components["responses"]["Error500_INTERNAL"];
             502: components["responses"]["Error502_BAD_GATEWAY"];
@@ -4130,6 +4161,7 @@ export interface operations {
             403: components["responses"]["Error403_CSRF_TOKEN_INVALID_INSUFFICIENT_ROLE"];
             404: components["responses"]["Error404_PROJECT_NOT_FOUND"];
             413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
             429: components["responses"]["Error429_RATE_LIMITED"];
             500: components["responses"]["Error500_INTERNAL"];
             502: components["responses"]["Error502_BAD_GATEWAY"];
@@ -4539,6 +4571,7 @@ export interface operations {
             403: components["responses"]["Error403_CSRF_TOKEN_INVALID_INSUFFICIENT_ROLE"];
             404: components["responses"]["Error404_PROJECT_NOT_FOUND"];
             413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
             429: components["responses"]["Error429_RATE_LIMITED"];
             500: components["responses"]["Error500_INTERNAL"];
             502: components["responses"]["Error502_BAD_GATEWAY"];
@@ -4624,6 +4657,7 @@ export interface operations {
             400: components["responses"]["Error400_MALFORMED_JSON_VALIDATION_FAILED"];
             401: components["responses"]["Error401_INVALID_CREDENTIALS"];
             413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
             429: components["responses"]["Error429_RATE_LIMITED"];
             500: components["responses"]["Error500_INTERNAL"];
             502: components["responses"]["Error502_BAD_GATEWAY"];
@@ -4755,6 +4789,7 @@ export interface operations {
             401: components["responses"]["Error401_CONSOLE_SESSION_REQUIRED"];
             403: components["responses"]["Error403_CSRF_TOKEN_INVALID"];
             413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
             429: components["responses"]["Error429_RATE_LIMITED"];
             500: components["responses"]["Error500_INTERNAL"];
             502: components["responses"]["Error502_BAD_GATEWAY"];
@@ -4799,6 +4834,7 @@ export interface operations {
             };
             400: components["responses"]["Error400_MALFORMED_JSON_VALIDATION_FAILED"];
             413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
             429: components["responses"]["Error429_RATE_LIMITED"];
             500: components["responses"]["Error500_INTERNAL"];
             502: components["responses"]["Error502_BAD_GATEWAY"];
@@ -4839,6 +4875,7 @@ export interface operations {
             };
             400: components["responses"]["Error400_INVALID_CODE_MALFORMED_JSON_VALIDATION_FAILED"];
             413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
             429: components["responses"]["Error429_RATE_LIMITED"];
             500: components["responses"]["Error500_INTERNAL"];
             502: components["responses"]["Error502_BAD_GATEWAY"];
@@ -4889,6 +4926,7 @@ export interface operations {
             400: components["responses"]["Error400_MALFORMED_JSON_VALIDATION_FAILED"];
             404: components["responses"]["Error404_INVITATION_NOT_FOUND"];
             413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
             429: components["responses"]["Error429_RATE_LIMITED"];
             500: components["responses"]["Error500_INTERNAL"];
             502: components["responses"]["Error502_BAD_GATEWAY"];
@@ -4970,6 +5008,7 @@ export interface operations {
             404: components["responses"]["Error404_INVITATION_NOT_FOUND"];
             409: components["responses"]["Error409_LAST_OWNER"];
             413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
             429: components["responses"]["Error429_RATE_LIMITED"];
             500: components["responses"]["Error500_INTERNAL"];
             502: components["responses"]["Error502_BAD_GATEWAY"];
@@ -5091,6 +5130,7 @@ export interface operations {
             403: components["responses"]["Error403_CSRF_TOKEN_INVALID_PLATFORM_ADMIN_REQUIRED"];
             409: components["responses"]["Error409_EMAIL_TAKEN"];
             413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
             429: components["responses"]["Error429_RATE_LIMITED"];
             500: components["responses"]["Error500_INTERNAL"];
             502: components["responses"]["Error502_BAD_GATEWAY"];
@@ -5191,6 +5231,7 @@ export interface operations {
             403: components["responses"]["Error403_CSRF_TOKEN_INVALID_PLATFORM_ADMIN_REQUIRED"];
             404: components["responses"]["Error404_ACCOUNT_NOT_FOUND"];
             413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
             429: components["responses"]["Error429_RATE_LIMITED"];
             500: components["responses"]["Error500_INTERNAL"];
             502: components["responses"]["Error502_BAD_GATEWAY"];
@@ -5349,6 +5390,7 @@ export interface operations {
             404: components["responses"]["Error404_PROJECT_NOT_FOUND"];
             409: components["responses"]["Error409_ALREADY_MEMBER"];
             413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
             429: components["responses"]["Error429_RATE_LIMITED"];
             500: components["responses"]["Error500_INTERNAL"];
             502: components["responses"]["Error502_BAD_GATEWAY"];
@@ -5452,6 +5494,7 @@ export interface operations {
             404: components["responses"]["Error404_MEMBER_NOT_FOUND_PROJECT_NOT_FOUND"];
             409: components["responses"]["Error409_LAST_OWNER"];
             413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
             429: components["responses"]["Error429_RATE_LIMITED"];
             500: components["responses"]["Error500_INTERNAL"];
             502: components["responses"]["Error502_BAD_GATEWAY"];
@@ -5578,7 +5621,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["Error400_CURSOR_MISMATCH_INVALID_CURSOR_UNSUPPORTED_REGEX_VALIDATION_FAILED"];
+            400: components["responses"]["Error400_CURSOR_MISMATCH_INVALID_CURSOR_QUERY_FAILED_UNSUPPORTED_BY_DATABASE_UNSUPPORTED_REGEX_VALIDATION_FAILED"];
             401: components["responses"]["Error401_INVALID_API_KEY_INVALID_TOKEN_MISSING_API_KEY_TOKEN_REQUIRED"];
             403: components["responses"]["Error403_ORIGIN_NOT_ALLOWED_USERS_COLLECTION_RESERVED"];
             404: components["responses"]["Error404_COLLECTION_NOT_FOUND"];
@@ -5652,6 +5695,7 @@ export interface operations {
             403: components["responses"]["Error403_ORIGIN_NOT_ALLOWED_OWNER_MISMATCH_QUOTA_EXCEEDED_RLS_REQUIRED_USERS_COLLECTION_RESERVED"];
             404: components["responses"]["Error404_COLLECTION_NOT_FOUND"];
             413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
             429: components["responses"]["Error429_RATE_LIMITED"];
             500: components["responses"]["Error500_INTERNAL"];
             502: components["responses"]["Error502_BAD_GATEWAY"];
@@ -5718,11 +5762,12 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["Error400_AGGREGATION_TOO_COSTLY_BLOCKED_OPERATOR_INVALID_PIPELINE_MALFORMED_JSON_UNSUPPORTED_STAGE_VALIDATION_FAILED"];
+            400: components["responses"]["Error400_AGGREGATION_TOO_COSTLY_BLOCKED_OPERATOR_BLOCKED_STAGE_CROSS_DATABASE_ACCESS_INVALID_PIPELINE_LOOKUP_FORBIDDEN_MALFORMED_JSON_PIPELINE_TOO_DEEP_PIPELINE_TOO_LONG_QUERY_FAILED_UNKNOWN_STAGE_UNSUPPORTED_BY_DATABASE_UNSUPPORTED_STAGE_VALIDATION_FAILED"];
             401: components["responses"]["Error401_INVALID_API_KEY_INVALID_TOKEN_MISSING_API_KEY_TOKEN_REQUIRED"];
             403: components["responses"]["Error403_ORIGIN_NOT_ALLOWED_USERS_COLLECTION_RESERVED"];
             404: components["responses"]["Error404_COLLECTION_NOT_FOUND"];
             413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
             429: components["responses"]["Error429_RATE_LIMITED"];
             500: components["responses"]["Error500_INTERNAL"];
             502: components["responses"]["Error502_BAD_GATEWAY"];
@@ -5844,6 +5889,7 @@ export interface operations {
             403: components["responses"]["Error403_NOT_DOCUMENT_OWNER_ORIGIN_NOT_ALLOWED_OWNER_FIELD_IMMUTABLE_RLS_REQUIRED_USERS_COLLECTION_RESERVED"];
             404: components["responses"]["Error404_COLLECTION_NOT_FOUND_DOCUMENT_NOT_FOUND"];
             413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
             429: components["responses"]["Error429_RATE_LIMITED"];
             500: components["responses"]["Error500_INTERNAL"];
             502: components["responses"]["Error502_BAD_GATEWAY"];
@@ -5947,6 +5993,7 @@ export interface operations {
             403: components["responses"]["Error403_NOT_DOCUMENT_OWNER_ORIGIN_NOT_ALLOWED_OWNER_FIELD_IMMUTABLE_RLS_REQUIRED_USERS_COLLECTION_RESERVED"];
             404: components["responses"]["Error404_COLLECTION_NOT_FOUND_DOCUMENT_NOT_FOUND"];
             413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
             429: components["responses"]["Error429_RATE_LIMITED"];
             500: components["responses"]["Error500_INTERNAL"];
             502: components["responses"]["Error502_BAD_GATEWAY"];
@@ -6083,7 +6130,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["Error400_CURSOR_MISMATCH_INVALID_CURSOR_UNSUPPORTED_REGEX_VALIDATION_FAILED"];
+            400: components["responses"]["Error400_CURSOR_MISMATCH_INVALID_CURSOR_QUERY_FAILED_UNSUPPORTED_BY_DATABASE_UNSUPPORTED_REGEX_VALIDATION_FAILED"];
             401: components["responses"]["Error401_ADMIN_TOKEN_REQUIRED"];
             403: components["responses"]["Error403_CSRF_TOKEN_INVALID_USERS_COLLECTION_RESERVED"];
             404: components["responses"]["Error404_COLLECTION_NOT_FOUND_PROJECT_NOT_FOUND"];
@@ -6159,6 +6206,7 @@ export interface operations {
             403: components["responses"]["Error403_CSRF_TOKEN_INVALID_INSUFFICIENT_ROLE_QUOTA_EXCEEDED_USERS_COLLECTION_RESERVED"];
             404: components["responses"]["Error404_COLLECTION_NOT_FOUND_PROJECT_NOT_FOUND"];
             413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
             429: components["responses"]["Error429_RATE_LIMITED"];
             500: components["responses"]["Error500_INTERNAL"];
             502: components["responses"]["Error502_BAD_GATEWAY"];
@@ -6284,6 +6332,7 @@ export interface operations {
             403: components["responses"]["Error403_CSRF_TOKEN_INVALID_INSUFFICIENT_ROLE_OWNER_FIELD_IMMUTABLE_USERS_COLLECTION_RESERVED"];
             404: components["responses"]["Error404_COLLECTION_NOT_FOUND_DOCUMENT_NOT_FOUND_PROJECT_NOT_FOUND"];
             413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
             429: components["responses"]["Error429_RATE_LIMITED"];
             500: components["responses"]["Error500_INTERNAL"];
             502: components["responses"]["Error502_BAD_GATEWAY"];
@@ -6391,6 +6440,7 @@ export interface operations {
             403: components["responses"]["Error403_CSRF_TOKEN_INVALID_INSUFFICIENT_ROLE_OWNER_FIELD_IMMUTABLE_USERS_COLLECTION_RESERVED"];
             404: components["responses"]["Error404_COLLECTION_NOT_FOUND_DOCUMENT_NOT_FOUND_PROJECT_NOT_FOUND"];
             413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
             429: components["responses"]["Error429_RATE_LIMITED"];
             500: components["responses"]["Error500_INTERNAL"];
             502: components["responses"]["Error502_BAD_GATEWAY"];
@@ -6659,11 +6709,12 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["Error400_DUPLICATE_VALUE_MALFORMED_JSON_VALIDATION_FAILED"];
+            400: components["responses"]["Error400_DUPLICATE_VALUE_INVALID_COLLECTION_NAME_MALFORMED_JSON_RESERVED_COLLECTION_NAME_VALIDATION_FAILED"];
             401: components["responses"]["Error401_ADMIN_TOKEN_REQUIRED"];
             403: components["responses"]["Error403_CSRF_TOKEN_INVALID_INSUFFICIENT_ROLE"];
             404: components["responses"]["Error404_PROJECT_NOT_FOUND"];
             413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
             429: components["responses"]["Error429_RATE_LIMITED"];
             500: components["responses"]["Error500_INTERNAL"];
             502: components["responses"]["Error502_BAD_GATEWAY"];
@@ -6854,6 +6905,7 @@ export interface operations {
             403: components["responses"]["Error403_ORIGIN_NOT_ALLOWED"];
             404: components["responses"]["Error404_FILE_NOT_FOUND"];
             413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
             429: components["responses"]["Error429_RATE_LIMITED"];
             500: components["responses"]["Error500_INTERNAL"];
             502: components["responses"]["Error502_BAD_GATEWAY"];
@@ -6873,14 +6925,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The bytes, with the stored Content-Type. */
+            /** @description The bytes, with the Content-Type stored at upload (any media type). */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/octet-stream": string;
+                    "*/*": string;
                 };
             };
             404: components["responses"]["Error404_FILE_NOT_FOUND"];
@@ -7176,11 +7228,12 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["Error400_EMPTY_BODY_EMPTY_SUBJECT_INVALID_TEMPLATE_ID_MALFORMED_JSON_MIXED_MAIL_MODES_RECIPIENT_REJECTED_TEMPLATE_ID_AND_NAME_TEMPLATE_TOO_COMPLEX_VALIDATION_FAILED"];
+            400: components["responses"]["Error400_EMPTY_BODY_EMPTY_SUBJECT_INVALID_TEMPLATE_ID_MALFORMED_JSON_MIXED_MAIL_MODES_RECIPIENT_REJECTED_SYSTEM_TEMPLATE_RESERVED_TEMPLATE_ID_AND_NAME_TEMPLATE_TOO_COMPLEX_VALIDATION_FAILED"];
             401: components["responses"]["Error401_INVALID_API_KEY_MISSING_API_KEY"];
             403: components["responses"]["Error403_ORIGIN_NOT_ALLOWED_SECRET_KEY_REQUIRED"];
             404: components["responses"]["Error404_TEMPLATE_NOT_FOUND"];
             413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
             429: components["responses"]["Error429_MAIL_LIMIT_EXCEEDED_RATE_LIMITED"];
             500: components["responses"]["Error500_INTERNAL"];
             502: components["responses"]["Error502_BAD_GATEWAY_MAIL_DELIVERY_FAILED"];
@@ -7375,6 +7428,7 @@ export interface operations {
             403: components["responses"]["Error403_CSRF_TOKEN_INVALID_INSUFFICIENT_ROLE"];
             404: components["responses"]["Error404_PROJECT_NOT_FOUND"];
             413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
             429: components["responses"]["Error429_RATE_LIMITED"];
             500: components["responses"]["Error500_INTERNAL"];
             502: components["responses"]["Error502_BAD_GATEWAY"];
@@ -7570,6 +7624,7 @@ export interface operations {
             403: components["responses"]["Error403_CSRF_TOKEN_INVALID_INSUFFICIENT_ROLE"];
             404: components["responses"]["Error404_PROJECT_NOT_FOUND"];
             413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
             429: components["responses"]["Error429_RATE_LIMITED"];
             500: components["responses"]["Error500_INTERNAL"];
             502: components["responses"]["Error502_BAD_GATEWAY"];
@@ -7633,6 +7688,7 @@ export interface operations {
             403: components["responses"]["Error403_CSRF_TOKEN_INVALID_INSUFFICIENT_ROLE"];
             404: components["responses"]["Error404_PROJECT_NOT_FOUND_TEMPLATE_NOT_FOUND"];
             413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
             429: components["responses"]["Error429_MAIL_LIMIT_EXCEEDED_RATE_LIMITED"];
             500: components["responses"]["Error500_INTERNAL"];
             502: components["responses"]["Error502_BAD_GATEWAY_MAIL_DELIVERY_FAILED"];
@@ -7818,6 +7874,7 @@ export interface operations {
             401: components["responses"]["Error401_ADMIN_TOKEN_REQUIRED"];
             403: components["responses"]["Error403_CSRF_TOKEN_INVALID_PLATFORM_ADMIN_REQUIRED"];
             413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
             429: components["responses"]["Error429_RATE_LIMITED"];
             500: components["responses"]["Error500_INTERNAL"];
             502: components["responses"]["Error502_BAD_GATEWAY"];
@@ -7919,6 +7976,7 @@ export interface operations {
             401: components["responses"]["Error401_ADMIN_TOKEN_REQUIRED"];
             403: components["responses"]["Error403_CSRF_TOKEN_INVALID_PLATFORM_ADMIN_REQUIRED"];
             413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["Error415_UNSUPPORTED_MEDIA_TYPE"];
             429: components["responses"]["Error429_RATE_LIMITED"];
             500: components["responses"]["Error500_INTERNAL"];
             502: components["responses"]["Error502_BAD_GATEWAY"];

@@ -80,6 +80,8 @@ const accessErrors = {
   404: ['COLLECTION_NOT_FOUND'],
   504: ['QUERY_TIMEOUT'],
 } as const;
+/** A query the store refuses (an invalid pattern, say; `queryError` in the adapters): a 400. */
+const storeRefusals = ['QUERY_FAILED', 'UNSUPPORTED_BY_DATABASE'] as const;
 
 const publicDocumentRoutes: ApiRoute[] = [
   {
@@ -105,7 +107,10 @@ const publicDocumentRoutes: ApiRoute[] = [
         },
       },
     },
-    errors: { ...accessErrors, 400: ['INVALID_CURSOR', 'CURSOR_MISMATCH', 'UNSUPPORTED_REGEX'] },
+    errors: {
+      ...accessErrors,
+      400: ['INVALID_CURSOR', 'CURSOR_MISMATCH', 'UNSUPPORTED_REGEX', ...storeRefusals],
+    },
   },
   {
     method: 'post',
@@ -152,7 +157,20 @@ const publicDocumentRoutes: ApiRoute[] = [
     },
     errors: {
       ...accessErrors,
-      400: ['INVALID_PIPELINE', 'BLOCKED_OPERATOR', 'UNSUPPORTED_STAGE', 'AGGREGATION_TOO_COSTLY'],
+      // validate-pipeline.ts, the pipeline engine's bounds (budget.ts), the store's refusals
+      400: [
+        'INVALID_PIPELINE',
+        'BLOCKED_OPERATOR',
+        'BLOCKED_STAGE',
+        'UNKNOWN_STAGE',
+        'CROSS_DATABASE_ACCESS',
+        'LOOKUP_FORBIDDEN',
+        'PIPELINE_TOO_DEEP',
+        'PIPELINE_TOO_LONG',
+        'UNSUPPORTED_STAGE',
+        'AGGREGATION_TOO_COSTLY',
+        ...storeRefusals,
+      ],
       413: ['PAYLOAD_TOO_LARGE'],
     },
   },
@@ -305,7 +323,10 @@ export const dataApiRoutes = defineRoutes([
       200: { description: 'Replaced.', schema: collectionView },
       201: { description: 'Registered.', schema: collectionView },
     },
-    errors: { 400: ['DUPLICATE_VALUE'], 404: ['PROJECT_NOT_FOUND'] },
+    errors: {
+      400: ['DUPLICATE_VALUE', 'RESERVED_COLLECTION_NAME', 'INVALID_COLLECTION_NAME'],
+      404: ['PROJECT_NOT_FOUND'],
+    },
   },
   {
     method: 'delete',

@@ -222,7 +222,13 @@ export const mailApiRoutes = defineRoutes([
     responses: { 200: { description: 'Accepted by the SMTP server.', schema: sendAnswer } },
     errors: {
       ...sendErrors,
-      400: ['MIXED_MAIL_MODES', 'TEMPLATE_ID_AND_NAME', 'INVALID_TEMPLATE_ID', ...sendErrors[400]],
+      400: [
+        'MIXED_MAIL_MODES',
+        'TEMPLATE_ID_AND_NAME',
+        'INVALID_TEMPLATE_ID',
+        'SYSTEM_TEMPLATE_RESERVED',
+        ...sendErrors[400],
+      ],
       404: ['TEMPLATE_NOT_FOUND'],
     },
   },

@@ -86,8 +86,8 @@ export const storageApiRoutes = defineRoutes([
     params: z.object({ projectId: hexId, name: z.string() }),
     responses: {
       200: {
-        description: 'The bytes, with the stored Content-Type.',
-        contentType: 'application/octet-stream',
+        description: 'The bytes, with the Content-Type stored at upload (any media type).',
+        contentType: '*/*',
         schema: z.string().meta({ format: 'binary' }),
       },
     },
