@@ -23,9 +23,9 @@ export function mongoAdapters(
   logger: Logger,
   opts: RelayOptions = {},
 ): StoreAdapters {
-  const projects = new MongoProjectRepository(db);
-  // User writes kick the relay, which needs their collection: a late binding.
+  // Writes with events kick the relay, which needs their collection: a late binding.
   const relayRef: { current?: OutboxRelay } = {};
+  const projects = new MongoProjectRepository(db, (coll, id) => void relayRef.current?.relayOne(coll, id));
   const users = new MongoUserRepository(db, (coll, id) => void relayRef.current?.relayOne(coll, id));
   const sessions = new MongoSessionRepository(db, (coll, id) => void relayRef.current?.relayOne(coll, id));
   const claims = new MongoCodeClaims(db);

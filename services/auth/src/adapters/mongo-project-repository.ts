@@ -35,9 +35,21 @@ export class MongoProjectRepository implements ProjectRepository {
   private readonly locks = new KeyedMutex();
   /** For the outbox relay: its writes share the per-document locks (see KeyedMutex). */
   readonly relayCollection: Collection;
-  constructor(db: Db) {
+  /**
+   * `afterWrite`: a write that recorded events hands its document to the relay at once (the
+   * periodic pass comes only every 10 s while all is well: project.deleted reached the other
+   * services up to 10 s late).
+   */
+  constructor(
+    db: Db,
+    private readonly afterWrite: (coll: Collection, id: ObjectId) => void = () => undefined,
+  ) {
     this.coll = db.collection<ProjectDoc>('projects');
     this.relayCollection = serializeWrites(this.coll as unknown as Collection, this.locks);
+  }
+
+  private relayed(id: ProjectId, events: EventEnvelope[]): void {
+    if (events.length > 0) this.afterWrite(this.relayCollection, new ObjectId(id));
   }
 
   async ensureIndexes(): Promise<void> {
@@ -59,6 +71,7 @@ export class MongoProjectRepository implements ProjectRepository {
         events,
       ),
     );
+    this.relayed(p.id, events);
   }
 
   async findById(id: ProjectId): Promise<Project | null> {
@@ -94,6 +107,7 @@ export class MongoProjectRepository implements ProjectRepository {
         returnDocument: 'after',
       }),
     );
+    if (d) this.relayed(id, events);
     return d ? toProject(d) : null;
   }
 
@@ -104,6 +118,7 @@ export class MongoProjectRepository implements ProjectRepository {
         pushEvents({ $set: { [`keys.${type}`]: key, updatedAt: new Date() } }, events),
       ),
     );
+    if (r.matchedCount === 1) this.relayed(id, events);
     return r.matchedCount === 1;
   }
 
@@ -130,6 +145,7 @@ export class MongoProjectRepository implements ProjectRepository {
         pushEvents({ $set: { deletedAt: now, updatedAt: now }, $unset: { keys: '' } }, events),
       ),
     );
+    if (r.matchedCount === 1) this.relayed(id, events);
     return r.matchedCount === 1;
   }
 }
