@@ -67,6 +67,27 @@ describe('signing keys and JWKS', () => {
     expect(r.body.code).toBe('INVALID_API_KEY');
   });
 
+  it("publishes a project write's events right after it, without waiting for the periodic pass", async () => {
+    // The harness's relay has no schedule (60 s, not started): only the write itself can have
+    // handed the events on (PostgreSQL: a kick after the commit; MongoDB: relayOne).
+    const created = await h.call('POST', '/api/admin/projects', { admin: true, body: { name: 'prompt' } });
+    expect(created.status).toBe(201);
+    const p = String(created.body.id);
+    const path = `/api/admin/projects/${p}`;
+    expect((await h.call('PATCH', path, { admin: true, body: { name: 'prompter' } })).status).toBe(200);
+    const rotate = { admin: true, body: { type: 'secret' } };
+    expect((await h.call('POST', `${path}/keys/rotate`, rotate)).status).toBe(200);
+    expect((await h.call('DELETE', path, { admin: true })).status).toBe(200);
+    const types = () =>
+      h.published
+        .filter((e) => e.projectId === p && e.type.startsWith('project.'))
+        .map((e): string => e.type);
+    const expected = ['project.created', 'project.updated', 'project.key_rotated', 'project.deleted'];
+    for (let i = 0; i < 40 && !expected.every((t) => types().includes(t)); i++)
+      await new Promise((r) => setTimeout(r, 50));
+    expect([...new Set(types())]).toEqual(expected);
+  });
+
   it('refuses the user API without a gateway assertion', async () => {
     const r = await h.call('POST', '/api/userAuth/login', {
       noAssertion: true,
