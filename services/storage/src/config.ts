@@ -3,6 +3,9 @@ import path from 'node:path';
 import { z } from 'zod';
 import { env, loadConfig, storeEnvShape } from '@baas/common';
 
+/** The largest object one S3 PUT takes. */
+export const S3_PUT_MAX_BYTES = 5 * 1024 ** 3;
+
 export const storageConfigSchema = z
   .object({
     ...storeEnvShape,
@@ -34,6 +37,13 @@ export const storageConfigSchema = z
   })
   .superRefine((c, ctx) => {
     if (c.STORAGE_DRIVER !== 's3') return;
+    // An upload goes to S3 in one PUT (adapters/s3-object-store.ts), which takes at most 5 GiB.
+    if (c.MAX_FILE_BYTES > S3_PUT_MAX_BYTES)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['MAX_FILE_BYTES'],
+        message: `at most ${S3_PUT_MAX_BYTES} (5 GiB, one S3 PUT) when STORAGE_DRIVER=s3`,
+      });
     for (const k of ['S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY'] as const) {
       if (!c[k]) ctx.addIssue({ code: 'custom', path: [k], message: 'required when STORAGE_DRIVER=s3' });
     }

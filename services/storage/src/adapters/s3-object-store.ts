@@ -10,7 +10,6 @@ import {
   S3Client,
   S3ServiceException,
 } from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
 import type { ObjectStore, StoredObject } from '../ports';
 import { spool } from './spool';
 
@@ -24,11 +23,6 @@ export interface S3StoreOptions {
   spoolDir: string;
   spoolMemoryBytes: number;
 }
-
-/** S3's minimum part size, for the rare body past what one PUT takes. */
-const PART_SIZE = 5 * 1024 * 1024;
-/** The largest object one S3 PUT takes. */
-const PUT_MAX_BYTES = 5 * 1024 ** 3;
 
 function isBucketMissing(e: unknown): boolean {
   return e instanceof S3ServiceException && e.name === 'NoSuchBucket';
@@ -90,31 +84,16 @@ export class S3ObjectStore implements ObjectStore {
   async put(key: string, body: Readable, contentType: string): Promise<void> {
     const spooled = await spool(body, this.opts.spoolDir, this.opts.spoolMemoryBytes);
     try {
-      if (spooled.size <= PUT_MAX_BYTES) {
-        await this.client.send(
-          new PutObjectCommand({
-            Bucket: this.opts.bucket,
-            Key: key,
-            Body: spooled.open(),
-            ContentLength: spooled.size,
-            ContentType: contentType,
-          }),
-        );
-        return;
-      }
-      const upload = new Upload({
-        client: this.client,
-        params: { Bucket: this.opts.bucket, Key: key, Body: spooled.open(), ContentType: contentType },
-        partSize: PART_SIZE,
-        queueSize: 1,
-        leavePartsOnError: false,
-      });
-      try {
-        await upload.done();
-      } catch (e) {
-        await upload.abort().catch(() => undefined);
-        throw e;
-      }
+      // One PUT: MAX_FILE_BYTES is held to S3's 5 GiB for a PUT by the config.
+      await this.client.send(
+        new PutObjectCommand({
+          Bucket: this.opts.bucket,
+          Key: key,
+          Body: spooled.open(),
+          ContentLength: spooled.size,
+          ContentType: contentType,
+        }),
+      );
     } finally {
       await spooled.dispose();
     }
