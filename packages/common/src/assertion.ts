@@ -1,9 +1,9 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
-import { LRUCache } from 'lru-cache';
 import { z } from 'zod';
 import type { NextFunction, Request, Response } from 'express';
 import { AppError, errors } from './errors';
+import { boundedLru } from './lru';
 import type { ConsoleActorClaim } from './console';
 import { setContextProjectId } from './request-context';
 import {
@@ -247,7 +247,7 @@ const VERIFIED_CACHE_MAX = 10_000;
 export function requireGatewayAssertion(publicKeys: KeyObject | readonly KeyObject[], audience: ServiceName) {
   const keys: readonly KeyObject[] = Array.isArray(publicKeys) ? publicKeys : [publicKeys as KeyObject];
   if (keys.length === 0) throw new Error('requireGatewayAssertion: no public key');
-  const verified = new LRUCache<string, AssertionClaims & { expiresAt: number }>({ max: VERIFIED_CACHE_MAX });
+  const verified = boundedLru<string, AssertionClaims & { expiresAt: number }>(VERIFIED_CACHE_MAX);
   return async (req: Request, _res: Response, next: NextFunction): Promise<void> => {
     const token = req.header(ASSERTION_HEADER);
     if (!token)

@@ -23,6 +23,7 @@ export * from './validation';
 export * from './user-tokens';
 export * from './janitor';
 export * from './keyed-mutex';
+export * from './lru';
 export * from './janitor-responder';
 export * from './nats-tracing';
 export * from './request-context';

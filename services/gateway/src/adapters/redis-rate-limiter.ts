@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
-import { LRUCache } from 'lru-cache';
+import type { LRUCache } from 'lru-cache';
+import { boundedLru } from '@baas/common';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import type { RateLimiter, RateLimitResult } from '../ports';
 
@@ -54,7 +55,7 @@ export class RedisRateLimiter implements RateLimiter {
         keyPrefix: `${keyPrefix}-mem`,
       }),
     });
-    this.keys = new LRUCache<string, KeyState>({ max: 100_000 });
+    this.keys = boundedLru<string, KeyState>(100_000);
   }
 
   async consume(key: string): Promise<RateLimitResult> {

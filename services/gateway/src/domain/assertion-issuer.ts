@@ -1,5 +1,5 @@
-import { LRUCache } from 'lru-cache';
-import type { AssertionClaims, ServiceName } from '@baas/common';
+import type { LRUCache } from 'lru-cache';
+import { boundedLru, type AssertionClaims, type ServiceName } from '@baas/common';
 import type { ResolvedProject } from '../ports';
 
 export type Sign = (audience: ServiceName, claims: AssertionClaims) => Promise<string>;
@@ -21,7 +21,7 @@ export class AssertionIssuer {
     reuseMs = 30_000,
     max = 20_000,
   ) {
-    this.issued = new LRUCache<string, Promise<string>>({ max, ttl: reuseMs });
+    this.issued = boundedLru<string, Promise<string>>(max, { ttl: reuseMs });
   }
 
   issue(audience: ServiceName, claims: AssertionClaims, project?: ResolvedProject): Promise<string> {

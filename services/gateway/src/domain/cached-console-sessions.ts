@@ -1,5 +1,5 @@
-import { LRUCache } from 'lru-cache';
-import type { ConsoleSessionResolution } from '@baas/common';
+import type { LRUCache } from 'lru-cache';
+import { boundedLru, type ConsoleSessionResolution } from '@baas/common';
 import type { ConsoleSessions } from '../ports';
 
 type Entry = { value: ConsoleSessionResolution | null };
@@ -23,7 +23,7 @@ export class CachedConsoleSessions implements ConsoleSessions {
     max = 10_000,
     private readonly now: () => number = Date.now,
   ) {
-    this.cache = new LRUCache<string, Entry>({ max, ttl: ttlMs });
+    this.cache = boundedLru<string, Entry>(max, { ttl: ttlMs });
   }
 
   async resolve(tokenHash: string, requestId: string): Promise<ConsoleSessionResolution | null> {

@@ -1,4 +1,5 @@
-import { LRUCache } from 'lru-cache';
+import type { LRUCache } from 'lru-cache';
+import { boundedLru } from '@baas/common';
 import type { ProjectDirectory, ResolvedProject } from '../ports';
 
 type Entry = { value: ResolvedProject | null };
@@ -19,7 +20,7 @@ export class CachedProjectDirectory implements ProjectDirectory {
     private readonly negativeTtlMs = 5000,
     max = 50_000,
   ) {
-    this.cache = new LRUCache<string, Entry>({ max, ttl: ttlMs });
+    this.cache = boundedLru<string, Entry>(max, { ttl: ttlMs });
   }
 
   byKeyHash(keyHash: string, requestId: string): Promise<ResolvedProject | null> {

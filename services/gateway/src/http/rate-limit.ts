@@ -1,5 +1,4 @@
-import { LRUCache } from 'lru-cache';
-import { errors, type AppError } from '@baas/common';
+import { boundedLru, errors, type AppError } from '@baas/common';
 import type { GatewayObserver, LimiterName, RateLimiter, RateLimitResult } from '../ports';
 import type { Exchange } from './exchange';
 
@@ -10,7 +9,7 @@ import type { Exchange } from './exchange';
  * once the address is over its limit.
  */
 export class RefusedAddresses {
-  private readonly until = new LRUCache<string, true>({ max: 50_000 });
+  private readonly until = boundedLru<string, true>(50_000);
 
   add(ip: string, seconds: number): void {
     this.until.set(ip, true, { ttl: Math.max(1, seconds) * 1000 });
