@@ -202,7 +202,8 @@ export function createApp(deps: GatewayDeps): GatewayApp {
           const id = mutatedProjectId(method, ex.path);
           if (id) deps.directory.invalidateProject?.(id);
         }
-        forgetConsoleSessions(ex, method);
+        // only the auth service's routes change console sessions
+        if (route.service === 'auth') forgetConsoleSessions(ex, method);
       },
     });
   }

@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 import {
   AppError,
   consoleSessionTokenHash,
@@ -16,8 +16,9 @@ import { consoleSessionToken, csrfTokenValid, needsCsrfToken, originIsOwn } from
 
 const KEY_FORMAT = /^(pk|sk)_live_[A-Za-z0-9_-]{16,200}$/;
 
+/** One-shot digest: no Hash object per request (the key is hashed on every request). */
 function sha256(s: string): Buffer {
-  return createHash('sha256').update(s, 'utf8').digest();
+  return hash('sha256', s, 'buffer');
 }
 
 /** Who is calling an admin route: the platform admin token, or a live console session. */
