@@ -31,6 +31,7 @@ describe('domain events', () => {
     const handle = await bus.consume({
       durable: `events-e2e-${randomBytes(4).toString('hex')}`,
       inactiveThresholdMs: 60_000,
+      deliverNew: true,
       types: ['document.created'],
       handler: async (e) => void (e.projectId === p.id && seen.push(e)),
     });

@@ -70,6 +70,7 @@ async function collect(types: EventType[], match: (e: EventEnvelope) => boolean)
   const handle = await bus.consume({
     durable: `fault-${randomBytes(5).toString('hex')}`,
     inactiveThresholdMs: 60_000,
+    deliverNew: true,
     types,
     handler: async (e) => void (match(e) && seen.push(e)),
   });

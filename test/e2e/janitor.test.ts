@@ -55,6 +55,7 @@ describe('janitor', () => {
     const handle = await bus.consume({
       durable: `janitor-e2e-${randomBytes(4).toString('hex')}`,
       inactiveThresholdMs: 60_000,
+      deliverNew: true,
       types: ['document.purged'],
       handler: async (e) => void (e.projectId === p.id && purged.push(e)),
     });

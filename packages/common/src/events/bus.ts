@@ -178,7 +178,7 @@ export class JetStreamBus implements EventPublisher {
     const config = {
       durable_name: opts.durable,
       ack_policy: AckPolicy.Explicit,
-      deliver_policy: DeliverPolicy.All,
+      deliver_policy: opts.deliverNew ? DeliverPolicy.New : DeliverPolicy.All,
       ...filter,
       max_deliver: maxDeliver,
       ack_wait: nanos(ackWaitMs),
@@ -363,6 +363,12 @@ export interface ConsumerOptions<K extends EventType = EventType> {
    * never for a service's own, whose position must survive a restart).
    */
   inactiveThresholdMs?: number;
+  /**
+   * Start at the events published after the consumer is made, not at the stream's first one (a
+   * test's one-off consumer: on a machine that has kept a week of events, replaying them all
+   * takes longer than the test waits). Never for a service's own consumer.
+   */
+  deliverNew?: boolean;
 }
 
 export const DEFAULT_ACK_WAIT_MS = 30_000;

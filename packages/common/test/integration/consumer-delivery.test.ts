@@ -363,4 +363,35 @@ describe(`JetStream consumers (${infra.store})`, () => {
     await until(() => handled.length === 2, 10_000, 'the retry');
     expect(handled).toEqual(['publishable', 'secret']);
   });
+
+  it('starts a deliverNew consumer at the events published after it, and a plain one at the first', async () => {
+    const projectId = pid();
+    const before = createEvent('project.updated', projectId, { changed: ['name'] });
+    const after = createEvent('project.updated', projectId, { changed: ['settings'] });
+    await bus.publish(before);
+    const fresh: string[] = [];
+    const whole: string[] = [];
+    const only = (into: string[]) => async (e: EventEnvelope) =>
+      void (e.projectId === projectId && into.push(e.id));
+    handles.push(
+      await bus.consume({
+        durable: durable('new'),
+        inactiveThresholdMs: 60_000,
+        deliverNew: true,
+        types: ['project.updated'],
+        handler: only(fresh),
+      }),
+      await bus.consume({
+        durable: durable('all'),
+        inactiveThresholdMs: 60_000,
+        types: ['project.updated'],
+        handler: only(whole),
+      }),
+    );
+    await bus.publish(after);
+    await until(() => fresh.length >= 1 && whole.length >= 2, 10_000, 'both consumers');
+    await sleep(300);
+    expect(fresh).toEqual([after.id]);
+    expect(whole).toEqual([before.id, after.id]);
+  });
 });
