@@ -241,47 +241,75 @@ async function verifyWithAny(
 const VERIFIED_CACHE_MAX = 10_000;
 
 /**
+ * Checks a request's assertion (the `x-gateway-assertion` header's value) for this service,
+ * signed by the gateway's key (or, during a rotation, by the previous one): what the request may
+ * do, or a 401 AppError. Each distinct token is verified once, until it expires.
+ */
+export type AssertionCheck = (token: string | undefined, requestId: string) => Promise<GatewayAssertion>;
+
+export function gatewayAssertionCheck(
+  publicKeys: KeyObject | readonly KeyObject[],
+  audience: ServiceName,
+): AssertionCheck {
+  const keys: readonly KeyObject[] = Array.isArray(publicKeys) ? publicKeys : [publicKeys as KeyObject];
+  if (keys.length === 0) throw new Error('requireGatewayAssertion: no public key');
+  const verified = boundedLru<string, AssertionClaims & { expiresAt: number }>(VERIFIED_CACHE_MAX);
+  return async (token, requestId) => {
+    if (!token)
+      throw errors.unauthorized('GATEWAY_ASSERTION_REQUIRED', 'Requests must come through the gateway');
+    let claims = verified.get(token);
+    if (!claims || claims.expiresAt <= Date.now()) {
+      try {
+        claims = await verifyWithAny(keys, audience, token);
+      } catch (e) {
+        const reason = e instanceof joseErrors.JOSEError ? e.code : 'invalid';
+        throw new AppError(401, 'GATEWAY_ASSERTION_INVALID', `Invalid gateway assertion (${reason})`);
+      }
+      verified.set(token, claims);
+    }
+    if (claims.projectId) setContextProjectId(claims.projectId);
+    return {
+      admin: claims.admin,
+      requestId,
+      ...(claims.projectId ? { projectId: claims.projectId } : {}),
+      ...(claims.keyType ? { keyType: claims.keyType } : {}),
+      ...(claims.settings ? { settings: claims.settings } : {}),
+      ...(claims.clientIp ? { clientIp: claims.clientIp } : {}),
+      ...(claims.account ? { account: claims.account } : {}),
+      ...(claims.scope ? { scope: claims.scope } : {}),
+    };
+  };
+}
+
+/**
  * Refuses every request that does not carry a valid assertion for this service, signed by the
  * gateway's key (or, during a rotation, by the previous one).
  */
 export function requireGatewayAssertion(publicKeys: KeyObject | readonly KeyObject[], audience: ServiceName) {
-  const keys: readonly KeyObject[] = Array.isArray(publicKeys) ? publicKeys : [publicKeys as KeyObject];
-  if (keys.length === 0) throw new Error('requireGatewayAssertion: no public key');
-  const verified = boundedLru<string, AssertionClaims & { expiresAt: number }>(VERIFIED_CACHE_MAX);
+  return assertionMiddleware(gatewayAssertionCheck(publicKeys, audience));
+}
+
+/** requireGatewayAssertion with a check the service also uses elsewhere (one cache of verified tokens). */
+export function assertionMiddleware(check: AssertionCheck) {
   return async (req: Request, _res: Response, next: NextFunction): Promise<void> => {
-    const token = req.header(ASSERTION_HEADER);
-    if (!token)
-      return next(
-        errors.unauthorized('GATEWAY_ASSERTION_REQUIRED', 'Requests must come through the gateway'),
-      );
     try {
-      let claims = verified.get(token);
-      if (!claims || claims.expiresAt <= Date.now()) {
-        claims = await verifyWithAny(keys, audience, token);
-        verified.set(token, claims);
-      }
-      req.assertion = {
-        admin: claims.admin,
-        requestId: req.id,
-        ...(claims.projectId ? { projectId: claims.projectId } : {}),
-        ...(claims.keyType ? { keyType: claims.keyType } : {}),
-        ...(claims.settings ? { settings: claims.settings } : {}),
-        ...(claims.clientIp ? { clientIp: claims.clientIp } : {}),
-        ...(claims.account ? { account: claims.account } : {}),
-        ...(claims.scope ? { scope: claims.scope } : {}),
-      };
-      if (claims.projectId) setContextProjectId(claims.projectId);
+      req.assertion = await check(req.header(ASSERTION_HEADER), req.id);
       next();
     } catch (e) {
-      const reason = e instanceof joseErrors.JOSEError ? e.code : 'invalid';
-      next(new AppError(401, 'GATEWAY_ASSERTION_INVALID', `Invalid gateway assertion (${reason})`));
+      next(e);
     }
   };
 }
 
 /** The tenant of a request, or 401 when the gateway did not resolve a project key. */
 export function tenantContext(req: Request): RequestContext & { settings: ProjectSettingsClaim } {
-  const a = req.assertion;
+  return tenantOf(req.assertion);
+}
+
+/** The tenant an assertion names, or 401 when the gateway did not resolve a project key. */
+export function tenantOf(
+  a: GatewayAssertion | undefined,
+): RequestContext & { settings: ProjectSettingsClaim } {
   if (!a?.projectId || !a.keyType || !a.settings) throw errors.missingApiKey();
   return { projectId: a.projectId, keyType: a.keyType, requestId: a.requestId, settings: a.settings };
 }

@@ -11,6 +11,7 @@ export * from './http/request-id';
 export * from './http/error-handler';
 export * from './http/bootstrap';
 export * from './http/body';
+export * from './http/lean';
 export * from './events/catalogue';
 export * from './events/envelope';
 export * from './events/bus';

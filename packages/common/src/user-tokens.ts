@@ -1,5 +1,5 @@
 import { createRemoteJWKSet, jwtVerify, type JWTVerifyGetKey } from 'jose';
-import type { Request } from 'express';
+import type { IncomingMessage } from 'node:http';
 import { errors } from './errors';
 import type { ProjectId } from './tenancy';
 import type { RevocationCheck } from './revocation-list';
@@ -93,8 +93,8 @@ export function remoteAccessTokenVerifier(
 }
 
 /** The Bearer token of a request, if any (a malformed Authorization header is a 401). */
-export function bearerToken(req: Request): string | undefined {
-  const h = req.header('authorization');
+export function bearerToken(req: Pick<IncomingMessage, 'headers'>): string | undefined {
+  const h = req.headers.authorization;
   if (h === undefined) return undefined;
   const m = /^Bearer ([A-Za-z0-9._~+/-]+=*)$/.exec(h);
   if (!m?.[1]) throw errors.unauthorized('INVALID_TOKEN', 'Malformed Authorization header');

@@ -82,22 +82,35 @@ export function toAppError(err: unknown): AppError | undefined {
   }
 }
 
+/** The answer to an error: its status, extra headers and contract body (unknown errors logged, opaque). */
+export function errorAnswer(
+  err: unknown,
+  requestId: string,
+  logger: Logger,
+): { status: number; headers?: Record<string, string>; body: ReturnType<typeof errorBody> } {
+  const known = toAppError(err);
+  if (known) {
+    const answer = {
+      status: known.status,
+      body: errorBody(known.code, known.message, requestId, known.details),
+    };
+    return known.headers ? { ...answer, headers: known.headers } : answer;
+  }
+  logger.error({ err, requestId }, 'unhandled error');
+  return { status: 500, body: errorBody('INTERNAL', 'Internal server error', requestId) };
+}
+
 export function errorHandler(logger: Logger) {
   return (err: unknown, req: Request, res: Response, _next: NextFunction): void => {
     const requestId = req.id ?? 'unknown';
-    const known = toAppError(err);
     if (res.headersSent) {
       logger.error({ err, requestId }, 'error after headers were sent');
       res.destroy();
       return;
     }
-    if (known) {
-      if (known.headers) for (const [k, v] of Object.entries(known.headers)) res.setHeader(k, v);
-      res.status(known.status).json(errorBody(known.code, known.message, requestId, known.details));
-      return;
-    }
-    logger.error({ err, requestId }, 'unhandled error');
-    res.status(500).json(errorBody('INTERNAL', 'Internal server error', requestId));
+    const answer = errorAnswer(err, requestId, logger);
+    if (answer.headers) for (const [k, v] of Object.entries(answer.headers)) res.setHeader(k, v);
+    res.status(answer.status).json(answer.body);
   };
 }
 

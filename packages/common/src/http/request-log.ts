@@ -11,21 +11,31 @@ import type { Logger } from '../logger';
 export function requestLogMiddleware(logger: Logger) {
   return (req: Request, res: Response, next: NextFunction): void => {
     const started = performance.now();
-    res.once('finish', () => {
-      const status = res.statusCode;
-      const level = status >= 500 ? 'error' : status >= 400 ? 'info' : 'debug';
-      if (!logger.isLevelEnabled(level)) return;
-      const url = req.originalUrl;
-      const q = url.indexOf('?');
-      logger[level](
-        {
-          req: { id: req.id, method: req.method, url: q < 0 ? url : url.slice(0, q) },
-          res: { statusCode: status },
-          responseTime: Math.round(performance.now() - started),
-        },
-        'request completed',
-      );
-    });
+    res.once('finish', () =>
+      logAnswered(logger, req.id, req.method, req.originalUrl, res.statusCode, started),
+    );
     next();
   };
+}
+
+/** The line for one answered request (see requestLogMiddleware); `url` may carry a query string. */
+export function logAnswered(
+  logger: Logger,
+  id: string,
+  method: string,
+  url: string,
+  status: number,
+  started: number,
+): void {
+  const level = status >= 500 ? 'error' : status >= 400 ? 'info' : 'debug';
+  if (!logger.isLevelEnabled(level)) return;
+  const q = url.indexOf('?');
+  logger[level](
+    {
+      req: { id, method, url: q < 0 ? url : url.slice(0, q) },
+      res: { statusCode: status },
+      responseTime: Math.round(performance.now() - started),
+    },
+    'request completed',
+  );
 }

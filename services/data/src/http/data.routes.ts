@@ -8,9 +8,10 @@ import { updateDocument } from '../domain/documents/update-document';
 import { restoreDocument, trashDocument } from '../domain/documents/trash-document';
 import { aggregate } from '../domain/aggregation/aggregate';
 import { adminCallerOf, callerOf, queryParam, rawQuery } from './caller';
+import { DOCUMENT_BODY_LIMIT_BYTES } from './hot-routes';
 
-/** Document bodies; pipelines are held to a smaller size. */
-const DOCUMENT_BODY_LIMIT = '256kb';
+/** Document bodies (the hot routes read theirs under the same bound); pipelines are held to a smaller size. */
+const DOCUMENT_BODY_LIMIT = DOCUMENT_BODY_LIMIT_BYTES;
 const PIPELINE_BODY_LIMIT = '64kb';
 
 /**

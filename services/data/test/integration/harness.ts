@@ -162,7 +162,11 @@ export interface Harness {
   nc: NatsConnection;
   newProject(documents?: number): ProjectId;
   token(projectId: ProjectId, userId: string, opts?: { expiresIn?: string }): Promise<string>;
-  call<T = any>(method: string, path: string, opts?: CallOpts): Promise<{ status: number; body: T }>;
+  call<T = any>(
+    method: string,
+    path: string,
+    opts?: CallOpts,
+  ): Promise<{ status: number; body: T; contentType?: string | undefined }>;
   close(): Promise<void>;
 }
 
@@ -175,6 +179,13 @@ export interface CallOpts {
   documents?: number;
   /** The client address the gateway would assert (audit entries). */
   clientIp?: string;
+  /** A body sent as it is (no content type set unless `headers` gives one). */
+  rawBody?: string | Buffer;
+  headers?: Record<string, string>;
+  /** Through the app without its hot routes (express for every request). */
+  express?: boolean;
+  /** Leave the assertion out, or send this one instead of a valid one. */
+  assertion?: string | null;
 }
 
 /** The gateway's key pair: the harness signs as the gateway, the app verifies. */
@@ -216,6 +227,19 @@ export async function startHarness(
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  // the same wiring behind express alone: what the hot routes must answer alike
+  const expressOnly = http.createServer(
+    createApp({
+      logger,
+      assertionPublicKey: ASSERTION_KEYS.publicKey,
+      readiness: [],
+      data: wiring.deps,
+      hotRoutes: false,
+    }).app,
+  );
+  expressOnly.listen(0, '127.0.0.1');
+  await once(expressOnly, 'listening');
+  const expressBase = `http://127.0.0.1:${(expressOnly.address() as AddressInfo).port}`;
   const projects: ProjectId[] = [];
   const quotas = new Map<string, number>();
 
@@ -263,21 +287,26 @@ export async function startHarness(
             }
           : {}),
       });
-      headers['x-gateway-assertion'] = assertion;
+      if (opts.assertion !== null) headers['x-gateway-assertion'] = opts.assertion ?? assertion;
       if (opts.token) headers.authorization = `Bearer ${opts.token}`;
-      let body: string | undefined;
+      let body: string | Buffer | undefined;
       if (opts.body !== undefined) {
         headers['content-type'] = 'application/json';
         body = typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
       }
-      const r = await fetch(`${base}${path}`, { method, headers, body });
+      if (opts.rawBody !== undefined) body = opts.rawBody;
+      Object.assign(headers, opts.headers);
+      const r = await fetch(`${opts.express ? expressBase : base}${path}`, { method, headers, body });
       const text = await r.text();
-      return { status: r.status, body: text ? JSON.parse(text) : undefined };
+      const contentType = r.headers.get('content-type') ?? undefined;
+      return { status: r.status, body: text ? JSON.parse(text) : undefined, contentType };
     },
     async close() {
       await wiring.relay.stop();
-      server.closeAllConnections();
-      await new Promise<void>((res) => server.close(() => res()));
+      for (const s of [server, expressOnly]) {
+        s.closeAllConnections();
+        await new Promise<void>((res) => s.close(() => res()));
+      }
       await nc.drain();
       await probe.close();
     },
