@@ -1,9 +1,34 @@
 import { createHash } from 'node:crypto';
-import { Pool, type PoolClient, type PoolConfig, type QueryConfig } from 'pg';
+import { Pool, types, type PoolClient, type PoolConfig, type QueryConfig } from 'pg';
 import type { Logger } from '../logger';
 import type { ReadinessCheck } from '../http/bootstrap';
 
 export type { Pool, PoolClient } from 'pg';
+
+const TIMESTAMPTZ_OID = 1184;
+const parseTimestamptzText = types.getTypeParser(TIMESTAMPTZ_OID, 'text') as (text: string) => Date | number;
+
+/**
+ * timestamptz as the server writes it in UTC with at most milliseconds (`2026-11-26 10:09:30.345+00`,
+ * what every timestamp the services write looks like when the session's TimeZone is UTC), read
+ * by V8's ISO parser: ~0.5 us instead of ~1.4 (a list of 20 documents reads 60 timestamps).
+ * Anything else (another zone, microseconds, BC, infinity) goes to node-postgres' own parser.
+ */
+export function parseTimestamptz(text: string): Date | number {
+  if (text.length >= 22 && text.length <= 26 && text.charCodeAt(10) === 32 && text.endsWith('+00')) {
+    const t = Date.parse(`${text.slice(0, 10)}T${text.slice(11, -3)}Z`);
+    if (!Number.isNaN(t)) return new Date(t);
+  }
+  return parseTimestamptzText(text);
+}
+
+const builtIn = types.getTypeParser.bind(types) as (oid: number, format: 'text' | 'binary') => unknown;
+const poolTypes = {
+  getTypeParser: ((oid: number, format: 'text' | 'binary' = 'text') =>
+    oid === TIMESTAMPTZ_OID && format === 'text'
+      ? parseTimestamptz
+      : builtIn(oid, format)) as typeof types.getTypeParser,
+};
 
 /**
  * One pool per process. Connections time out instead of waiting forever, so a database that is
@@ -33,6 +58,7 @@ export function createPostgresPool(
     keepAliveInitialDelayMillis: 10_000,
     lock_timeout: 10_000,
     idle_in_transaction_session_timeout: 60_000,
+    types: poolTypes,
     ...overrides,
   });
   // An idle client losing its connection must not crash the process; the pool replaces it.

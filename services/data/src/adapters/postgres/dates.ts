@@ -40,11 +40,20 @@ function reviveFields(
   return out;
 }
 
+const datedSchemas = new WeakMap<CollectionSchema, boolean>();
+
 /** Whether a schema has any Date field at all (most have none: then nothing is walked). */
 export function hasDates(schema: CollectionSchema | null): boolean {
-  const walk = (d: ItemDef): boolean =>
-    d.type === 'Date' || (d.fields ?? []).some(walk) || (d.items ? walk(d.items) : false);
-  return (schema?.fields ?? []).some(walk);
+  if (!schema) return false;
+  // asked once per document read: remembered per schema object (a changed schema is a new one)
+  let dated = datedSchemas.get(schema);
+  if (dated === undefined) {
+    const walk = (d: ItemDef): boolean =>
+      d.type === 'Date' || (d.fields ?? []).some(walk) || (d.items ? walk(d.items) : false);
+    dated = schema.fields.some(walk);
+    datedSchemas.set(schema, dated);
+  }
+  return dated;
 }
 
 export function reviveDates(
