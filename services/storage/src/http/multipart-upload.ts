@@ -112,13 +112,14 @@ export function receiveUpload(req: Request, opts: ReceiveOptions): Promise<Uploa
 }
 
 /**
- * After an early answer (413, 403, 400) the rest of the body is read and dropped, up to a cap,
- * so the client (and the gateway in between) can read the answer instead of a reset; the
- * connection is then closed.
+ * After an early answer (413, 403, 400) the rest of the body is read and dropped, up to a cap
+ * (past it the connection is cut), so the client (and the gateway in between) can read the
+ * answer instead of a reset. The connection stays open for that: answered with
+ * `Connection: close`, node closes the socket as soon as the answer is written, and a gateway
+ * still streaming the body met a reset and, when it came before the answer was read, said 502.
  */
-export function discardRest(req: Request, res: Response, capBytes: number): void {
+export function discardRest(req: Request, _res: Response, capBytes: number): void {
   if (req.complete) return;
-  res.setHeader('Connection', 'close');
   req.unpipe();
   let drained = 0;
   req.on('data', (c: Buffer) => {

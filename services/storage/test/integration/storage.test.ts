@@ -1,3 +1,4 @@
+import http from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { connect } from '@nats-io/transport-node';
@@ -172,6 +173,49 @@ describe.each<Driver>(['s3', 'local'])('storage service with the %s driver', (dr
     expect(await objectsOf(pid)).toEqual([]);
     expect(await recordsOf(pid)).toEqual([]);
     expect(await h.quota.used(pid)).toBe(0);
+  });
+
+  it('keeps reading a refused chunked body after its 413, so that a proxy still sending it reads the answer', async () => {
+    // The gateway streams a body while the service has already answered: had the service closed
+    // the connection after its 413 (Connection: close), the rest of the body would meet a reset,
+    // and a proxy that had not yet read the answer would report a 502 instead.
+    const pid = newProjectId();
+    const assertion = await keyAssertion(pid);
+    const head = Buffer.from('--b\r\nContent-Disposition: form-data; name="file"; filename="s.bin"\r\n\r\n');
+    const chunk = Buffer.alloc(256 * 1024, 7);
+    const u = new URL(h.url);
+    const outcome = await new Promise<{ status: number; connection: string | undefined; error?: string }>(
+      (resolve) => {
+        let answer: { status: number; connection: string | undefined } | undefined;
+        const req = http.request({
+          host: u.hostname,
+          port: u.port,
+          method: 'POST',
+          path: '/api/storage/upload',
+          headers: {
+            'x-gateway-assertion': assertion,
+            'content-type': 'multipart/form-data; boundary=b',
+            'transfer-encoding': 'chunked',
+          },
+        });
+        req.on('error', (e: NodeJS.ErrnoException) =>
+          resolve({ ...(answer ?? { status: 0, connection: undefined }), error: e.code }),
+        );
+        req.on('response', (res) => {
+          answer = { status: res.statusCode ?? 0, connection: res.headers.connection };
+          res.resume();
+          // the rest of the body, sent once the answer is in (as a proxy's stream would go on)
+          setTimeout(() => {
+            for (let sent = 0; sent < MAX; sent += chunk.length) req.write(chunk);
+            req.end();
+          }, 100);
+          res.on('end', () => setTimeout(() => resolve(answer!), 300));
+        });
+        req.write(head);
+        for (let sent = 0; sent <= MAX; sent += chunk.length) req.write(chunk);
+      },
+    );
+    expect(outcome).toEqual({ status: 413, connection: 'keep-alive' });
   });
 
   it('rejects at once a body whose Content-Length is already over the limit', async () => {
