@@ -13,12 +13,10 @@ export interface LeanAnswer {
   body: unknown;
 }
 
-/** One request on a lean route: its id, path and query string (without the `?`). */
+/** One request on a lean route, with the id it is answered and logged under. */
 export interface LeanExchange {
   req: IncomingMessage;
   id: string;
-  path: string;
-  query: string;
 }
 
 function oneHeader(v: string | string[] | undefined): string | undefined {
@@ -64,13 +62,7 @@ export function serveLean(
     end({ method, route, status_code: String(res.statusCode) });
     logAnswered(opts.logger, id, method, url, res.statusCode, started);
   });
-  const q = url.indexOf('?');
-  const ex: LeanExchange = {
-    req,
-    id,
-    path: q < 0 ? url : url.slice(0, q),
-    query: q < 0 ? '' : url.slice(q + 1),
-  };
+  const ex: LeanExchange = { req, id };
   runWithContext({ requestId: id, traceparent: saneTraceparent(oneHeader(req.headers.traceparent)) }, () => {
     handle(ex).then(
       (answer) => sendJson(res, answer.status, answer.body),

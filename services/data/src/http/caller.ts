@@ -1,9 +1,19 @@
+import type { IncomingMessage } from 'node:http';
 import type { Request } from 'express';
-import { adminProjectContext, auditSource, bearerToken, tenantContext } from '@baas/common';
+import { adminProjectContext, auditSource, bearerToken, tenantOf, type GatewayAssertion } from '@baas/common';
 import type { Caller } from '../domain/documents/access';
 
 export function callerOf(req: Request, defaultDocumentQuota: number): Caller {
-  const t = tenantContext(req);
+  return callerFrom(req.assertion, req, defaultDocumentQuota);
+}
+
+/** A project key's caller, from the verified assertion and the request's Authorization header. */
+export function callerFrom(
+  assertion: GatewayAssertion | undefined,
+  req: Pick<IncomingMessage, 'headers'>,
+  defaultDocumentQuota: number,
+): Caller {
+  const t = tenantOf(assertion);
   return {
     projectId: t.projectId,
     keyType: t.keyType,
@@ -34,10 +44,15 @@ export function adminCallerOf(req: Request, defaultDocumentQuota: number): Calle
  * object; the data routes never look at req.query, so a key is only ever a literal string.
  */
 export function rawQuery(req: Request): Array<[string, string]> {
-  const i = req.originalUrl.indexOf('?');
-  return i < 0 ? [] : [...new URLSearchParams(req.originalUrl.slice(i + 1))];
+  return queryPairs(req.originalUrl);
 }
 
 export function queryParam(req: Request, name: string): string | undefined {
   return rawQuery(req).find(([k]) => k === name)?.[1];
+}
+
+/** The raw pairs of a URL's query string (`/path?a=1` or a request target). */
+export function queryPairs(url: string): Array<[string, string]> {
+  const i = url.indexOf('?');
+  return i < 0 ? [] : [...new URLSearchParams(url.slice(i + 1))];
 }

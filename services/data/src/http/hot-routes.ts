@@ -1,10 +1,8 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import {
   ASSERTION_HEADER,
-  bearerToken,
   errors,
   serveLean,
-  tenantOf,
   tracingEnabled,
   type AssertionCheck,
   type GatewayAssertion,
@@ -16,6 +14,7 @@ import type { DataDeps } from '../ports';
 import type { Caller } from '../domain/documents/access';
 import { getDocument, listDocuments } from '../domain/documents/read-documents';
 import { insertDocument } from '../domain/documents/insert-document';
+import { callerFrom, queryPairs } from './caller';
 
 /** The document body limit of data.routes.ts ('256kb' as body-parser reads it). */
 export const DOCUMENT_BODY_LIMIT_BYTES = 256 * 1024;
@@ -113,18 +112,9 @@ export interface HotRoutesDeps {
  */
 export function withHotRoutes(app: RequestListener, deps: HotRoutesDeps): RequestListener {
   // In express's order: the assertion (middleware), the body (route's parser), then the caller.
-  const caller = (ex: LeanExchange, assertion: GatewayAssertion): Caller => {
-    const t = tenantOf(assertion);
-    return {
-      projectId: t.projectId,
-      keyType: t.keyType,
-      requestId: t.requestId,
-      bearer: bearerToken(ex.req),
-      documentQuota: t.settings.limits?.documents ?? deps.data.limits.defaultDocumentQuota,
-    };
-  };
-  const query = (ex: LeanExchange): Array<[string, string]> =>
-    ex.query === '' ? [] : [...new URLSearchParams(ex.query)];
+  const caller = (ex: LeanExchange, assertion: GatewayAssertion): Caller =>
+    callerFrom(assertion, ex.req, deps.data.limits.defaultDocumentQuota);
+  const query = (ex: LeanExchange) => queryPairs(ex.req.url ?? '');
   const serve = async (route: HotRoute, ex: LeanExchange) => {
     const h = ex.req.headers[ASSERTION_HEADER];
     const assertion = await deps.check(Array.isArray(h) ? h[0] : h, ex.id);

@@ -154,6 +154,34 @@ describe('hot document routes answer as express does', () => {
     expect(r.status).toBe(status);
   });
 
+  it("never reaches another project's documents, on either path", async () => {
+    const q = h.newProject();
+    await register(h, q, 'things', {
+      schema: { fields: [{ key: 'title', type: 'String', required: true }] },
+    });
+    const read = await both(
+      'GET',
+      () => `/api/data/things/${id}`,
+      () => ({ projectId: q }),
+    );
+    expect(read.status).toBe(404);
+    const list = await both(
+      'GET',
+      () => '/api/data/things',
+      () => ({ projectId: q }),
+    );
+    expect(list.status).toBe(200);
+    expect(list.body.data).toMatchObject({ items: [], total: 0 });
+    const made = await both(
+      'POST',
+      () => '/api/data/things',
+      () => ({ projectId: q, body: { title: 'q' } }),
+    );
+    expect(made.status).toBe(201);
+    const mine = await h.call('GET', `/api/data/things/${made.body._id}`, { projectId: p });
+    expect(mine.status).toBe(404);
+  });
+
   it('keeps a sane request id and answers with it', async () => {
     const r = await fetch(`${h.base}/api/data/things`, { headers: { 'x-request-id': 'my-id.1' } });
     expect(r.status).toBe(401);
