@@ -118,7 +118,7 @@ export function receiveUpload(req: Request, opts: ReceiveOptions): Promise<Uploa
  * `Connection: close`, node closes the socket as soon as the answer is written, and a gateway
  * still streaming the body met a reset and, when it came before the answer was read, said 502.
  */
-export function discardRest(req: Request, _res: Response, capBytes: number): void {
+export function discardRest(req: Request, capBytes: number): void {
   if (req.complete) return;
   req.unpipe();
   let drained = 0;
@@ -148,7 +148,7 @@ export async function answerUpload(
     });
     res.status(201).json(result);
   } catch (e) {
-    discardRest(req, res, 2 * deps.limits.maxFileBytes + MULTIPART_OVERHEAD_BYTES);
+    discardRest(req, 2 * deps.limits.maxFileBytes + MULTIPART_OVERHEAD_BYTES);
     throw e;
   }
 }
