@@ -6,9 +6,11 @@ import { Params, conditionSql, keysetSql, orderBySql, storedJson } from './sql';
 /**
  * Declared indexes on PostgreSQL (`index: true` on a schema field; migration 0003). A trigger on
  * `documents` keeps one entry per (document, indexed path, scalar value) in
- * `document_index_values`, whatever statement writes the document; this module writes the
- * entries of existing documents when the indexed paths change, and reads them for a list whose
- * filter is one equality on a body field.
+ * `document_index_values`, and the number of entries per value in `document_index_counts`
+ * (migration 0004), whatever statement writes the document; this module writes the entries and
+ * counts of existing documents when the indexed paths change, and reads them for a list whose
+ * filter is one equality on a body field: its total from the counts (a few rows, however many
+ * documents match), its newest page from the entries.
  *
  * Reads never trust a cached definition: the statement itself checks that the path is indexed
  * (`collection_indexes`) and otherwise counts and pages over `documents` as before, so a replica
@@ -57,10 +59,8 @@ export async function setIndexedPaths(
       throw errors.serviceUnavailable('The collection is being written to without a pause; try again');
     await new Promise((r) => setTimeout(r, 25));
   }
-  await tx.query('DELETE FROM document_index_values WHERE project_id = $1 AND collection = $2', [
-    projectId,
-    collection,
-  ]);
+  for (const table of ['document_index_values', 'document_index_counts'])
+    await tx.query(`DELETE FROM ${table} WHERE project_id = $1 AND collection = $2`, [projectId, collection]);
   if (paths.length === 0) {
     await tx.query('DELETE FROM collection_indexes WHERE project_id = $1 AND collection = $2', [
       projectId,
@@ -82,6 +82,12 @@ export async function setIndexedPaths(
      WHERE d.project_id = $1 AND d.collection = $2`,
     [projectId, collection, paths, selectors],
   );
+  await tx.query(
+    `INSERT INTO document_index_counts (project_id, collection, path, value_key, is_deleted, n)
+     SELECT project_id, collection, path, value_key, is_deleted, count(*) FROM document_index_values
+     WHERE project_id = $1 AND collection = $2 GROUP BY project_id, collection, path, value_key, is_deleted`,
+    [projectId, collection],
+  );
 }
 
 /** The entries of a collection or a project go with it (before its documents: no trigger work). */
@@ -90,6 +96,7 @@ export async function dropIndexes(tx: PoolClient, projectId: string, collection?
   const args = collection === undefined ? [projectId] : [projectId, collection];
   await tx.query(`DELETE FROM collection_indexes WHERE ${where}`, args);
   await tx.query(`DELETE FROM document_index_values WHERE ${where}`, args);
+  await tx.query(`DELETE FROM document_index_counts WHERE ${where}`, args);
 }
 
 interface IndexedEquality {
@@ -131,10 +138,11 @@ function parts(where: Condition, ix: IndexedEquality, params: Params) {
   const path = params.add(ix.path);
   const key = `document_index_key(${params.add(ix.json)}::jsonb)`;
   const deleted = params.add(ix.deleted);
-  const entries = `document_index_values WHERE project_id = $1 AND collection = $2 AND path = ${path} AND value_key = ${key} AND is_deleted = ${deleted}`;
+  const match = `project_id = $1 AND collection = $2 AND path = ${path} AND value_key = ${key} AND is_deleted = ${deleted}`;
+  const entries = `document_index_values WHERE ${match}`;
   const indexed = `EXISTS (SELECT 1 FROM collection_indexes WHERE project_id = $1 AND collection = $2 AND ${path} = ANY (paths))`;
   const scoped = `project_id = $1 AND collection = $2 AND ${conditionSql(where, params)}`;
-  const total = `CASE WHEN (SELECT ${indexed}) THEN (SELECT count(*) FROM ${entries}) ELSE (SELECT count(*) FROM documents WHERE ${scoped}) END`;
+  const total = `CASE WHEN (SELECT ${indexed}) THEN (SELECT coalesce(sum(n), 0)::bigint FROM document_index_counts WHERE ${match}) ELSE (SELECT count(*) FROM documents WHERE ${scoped}) END`;
   return { total, entries, indexed, scoped, deleted };
 }
 
