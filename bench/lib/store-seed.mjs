@@ -122,6 +122,6 @@ export async function dropTenants(client, projects) {
  */
 export async function analyze(client) {
   await client.query(
-    'VACUUM (ANALYZE) documents, collections, project_document_counts, collection_counts, document_index_values',
+    'VACUUM (ANALYZE) documents, collections, project_document_counts, collection_counts, document_index_values, document_index_counts',
   );
 }
