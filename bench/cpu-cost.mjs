@@ -7,7 +7,7 @@
 // remains the side-by-side judge.
 //
 //   node bench/cpu-cost.mjs [--base http://127.0.0.1:8080] [--requests 4000] [--concurrency 16]
-//                           [--ops get,list,create] [--docs 1000]
+//                           [--ops get,list,filter,create] [--docs 1000]
 //
 // The gateway's per-IP limit must allow the run (bench/run.mjs raises it; or run the gateway with
 // RATE_LIMIT_GLOBAL_POINTS raised). Processes are found by the ports they listen on.
@@ -108,7 +108,8 @@ await json(
       fields: [
         { key: 'title', type: 'String' },
         { key: 'n', type: 'Number' },
-        { key: 'tag', type: 'String' },
+        // indexed, as in the side-by-side bench (creates keep its entries and counts)
+        { key: 'tag', type: 'String', index: true },
       ],
     },
   },
@@ -136,6 +137,7 @@ const dataPid = pidOnPort(new URL(DATA).port);
 const ops = {
   get: (i) => ['GET', `/api/data/items/${ids[i % ids.length]}`],
   list: () => ['GET', '/api/data/items?sort=-createdAt&limit=20'],
+  filter: (i) => ['GET', `/api/data/items?tag=tag${i % 100}&sort=-createdAt&limit=20`],
   create: (i) => ['POST', '/api/data/items', JSON.stringify({ title: `c${i}`, n: i, tag: `tag${i % 100}` })],
 };
 
@@ -154,7 +156,19 @@ function optionalPid(url, fallbackPort) {
 const redisPids = optionalPid(env.REDIS_URL, 6379);
 const natsPids = optionalPid(env.NATS_URL, 4222);
 
-console.log('op      gateway    data  postgres   redis    nats   total   wall req/s   statuses');
+/** Every PostgreSQL process (backends of any client, and the server's own: WAL writer, autovacuum...). */
+function allPostgres() {
+  try {
+    return execFileSync('pgrep', ['-x', 'postgres'], { encoding: 'utf8' })
+      .split('\n')
+      .filter(Boolean)
+      .map(Number);
+  } catch {
+    return [];
+  }
+}
+
+console.log('op      gateway    data  postgres   redis    nats   total   wall req/s   statuses   (pg all)');
 for (const op of OPS) {
   const backends = postgresBackends(dataPid);
   const pids = {
@@ -167,6 +181,7 @@ for (const op of OPS) {
   const before = Object.fromEntries(
     Object.entries(pids).map(([k, ps]) => [k, ps.reduce((s, p) => s + cpuSeconds(p), 0)]),
   );
+  const pgBefore = new Map(allPostgres().map((p) => [p, cpuSeconds(p)]));
   const statuses = {};
   let next = 0;
   const started = process.hrtime.bigint();
@@ -187,12 +202,16 @@ for (const op of OPS) {
     ]),
   );
   const total = Object.values(per).reduce((a, b) => a + b, 0);
+  // processes that ended meanwhile are missed; those born meanwhile count whole
+  const pgAll =
+    (allPostgres().reduce((s, p) => s + cpuSeconds(p) - (pgBefore.get(p) ?? 0), 0) * 1e6) / REQUESTS;
   console.log(
     `${op.padEnd(7)} ${per.gateway.toFixed(0).padStart(7)} ${per.data.toFixed(0).padStart(7)} ` +
       `${per.postgres.toFixed(0).padStart(9)} ${per.redis.toFixed(0).padStart(7)} ${per.nats.toFixed(0).padStart(7)} ` +
       `${total.toFixed(0).padStart(7)} ` +
-      `${(REQUESTS / seconds).toFixed(0).padStart(10)}   ${JSON.stringify(statuses)}`,
+      `${(REQUESTS / seconds).toFixed(0).padStart(10)}   ${JSON.stringify(statuses)}   (${pgAll.toFixed(0)})`,
   );
 }
-await json('DELETE', `/api/admin/projects/${project.id}`, admin, undefined, [200]);
+if (!process.env.CPU_COST_KEEP)
+  await json('DELETE', `/api/admin/projects/${project.id}`, admin, undefined, [200]);
 agent.destroy();
