@@ -40,7 +40,7 @@ async function main(): Promise<void> {
   // Ended sessions and deleted users, refused without a call per request; ready once caught up.
   const revocations = await startRevocationFeed(bus.js, logger, { observer: bus.observer });
 
-  const { deps, relay } = await wireData({
+  const wiring = await wireData({
     setUp: config.DB_MIGRATE_ON_BOOT,
     store: infra.store,
     tokens: remoteAccessTokenVerifier(config.AUTH_URL, undefined, revocations.list),
@@ -49,6 +49,7 @@ async function main(): Promise<void> {
     limits: { defaultDocumentQuota: config.DEFAULT_DOCUMENT_QUOTA, queryMaxTimeMs: config.QUERY_MAX_TIME_MS },
     outboxIntervalMs: config.OUTBOX_INTERVAL_MS,
   });
+  const { deps, relay } = wiring;
   relay.start(outboxMetrics(metrics));
   const projectDeleted = await consumeProjectDeleted(bus, infra.processed, deps);
   const janitor = answerJanitor(nc, JANITOR_SUBJECTS.purgeTrash, logger, (cmd) =>
@@ -73,6 +74,7 @@ async function main(): Promise<void> {
       { name: 'janitor-responder', close: () => janitor.close() },
       { name: 'project-deleted', close: () => projectDeleted.stop() },
       { name: 'outbox', close: () => relay.stop() },
+      { name: 'generic-plan pool', close: () => wiring.close() },
       { name: 'revocations', close: () => revocations.stop() },
       ...infra.closers,
       { name: 'telemetry', close: () => telemetry.shutdown() },

@@ -15,7 +15,15 @@ export interface DataWiring {
   deps: DataDeps;
   /** Publishes what writes recorded; start it, flush it in tests, stop it at shutdown. */
   relay: { start(observer?: OutboxObserver): void; stop(): Promise<void>; flush(): Promise<void> };
+  /** Closes what the wiring opened itself (after the relay stopped; the store is the caller's). */
+  close: () => Promise<void>;
 }
+
+/**
+ * PostgreSQL connections of the generic-plan pool, beside the store's pool (20): on two cores
+ * the database runs two statements at a time, and these take well under a millisecond each.
+ */
+const FIXED_PLAN_CONNECTIONS = 8;
 
 export interface DataWiringOptions {
   store: ServiceStore;
@@ -42,7 +50,7 @@ async function wirePostgres(
   opts: DataWiringOptions,
   store: Extract<ServiceStore, { kind: 'postgres' }>,
 ): Promise<DataWiring> {
-  const { PgOutboxRelay } = await import('@baas/common/postgres');
+  const { PgOutboxRelay, createPostgresPool } = await import('@baas/common/postgres');
   const { PgCollectionCatalogue } = await import('./adapters/postgres/catalogue');
   const { PgDocumentStore } = await import('./adapters/postgres/documents');
   // Strings sort by the database's collation; MongoDB's order is the binary one.
@@ -60,10 +68,19 @@ async function wirePostgres(
   });
   const afterCommit = () => relay.kick();
   const catalogue = new PgCollectionCatalogue(store.pool, afterCommit);
-  const documents = new PgDocumentStore({ pool: store.pool, catalogue, afterCommit });
+  // Statements whose best plan does not depend on their values keep one generic plan per
+  // connection (PgDocumentsContext.fixed). A pool of its own: the setting is the connection's.
+  const fixed = createPostgresPool(store.url, 'baas-data-fixed', opts.logger, {
+    statement_timeout: opts.limits.queryMaxTimeMs,
+    max: FIXED_PLAN_CONNECTIONS,
+    options: '-c plan_cache_mode=force_generic_plan',
+    allowExitOnIdle: true,
+  });
+  const documents = new PgDocumentStore({ pool: store.pool, fixed, catalogue, afterCommit });
   return {
     deps: { catalogue, documents, tokens: opts.tokens, limits: opts.limits },
     relay,
+    close: () => fixed.end(),
   };
 }
 
@@ -116,5 +133,6 @@ async function wireMongo(
   return {
     deps: { catalogue, documents, tokens: opts.tokens, limits: opts.limits },
     relay,
+    close: () => Promise.resolve(),
   };
 }

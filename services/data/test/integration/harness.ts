@@ -303,6 +303,7 @@ export async function startHarness(
     },
     async close() {
       await wiring.relay.stop();
+      await wiring.close();
       for (const s of [server, expressOnly]) {
         s.closeAllConnections();
         await new Promise<void>((res) => s.close(() => res()));

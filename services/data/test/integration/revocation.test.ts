@@ -108,7 +108,13 @@ async function dataReplica(store: ServiceStore): Promise<string> {
     limits: { defaultDocumentQuota: 100000, queryMaxTimeMs: 5000 },
     outboxIntervalMs: 60_000,
   });
-  closers.push({ name: 'data-relay', close: () => wiring.relay.stop() });
+  closers.push({
+    name: 'data-relay',
+    close: async () => {
+      await wiring.relay.stop();
+      await wiring.close();
+    },
+  });
   const svc = createApp({
     logger,
     assertionPublicKey: ASSERTION_KEYS.publicKey,

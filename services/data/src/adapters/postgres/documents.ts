@@ -18,7 +18,7 @@ import type {
 } from '../../ports';
 import { indexedPaths, uniquePaths, type CollectionDef } from '../../domain/collections/collection';
 import type { DocumentId } from '../../domain/documents/document-id';
-import { and, type Condition, type DocumentQuery } from '../../domain/documents/query';
+import { and, type Condition, type DocumentQuery, type SortKey } from '../../domain/documents/query';
 import { applySet, getPath } from '../../domain/documents/schema-validation';
 import type { Stage } from '../../domain/aggregation/validate-pipeline';
 import { capped, runPipeline } from '../pipeline-engine';
@@ -35,7 +35,7 @@ import { InsertBatcher } from './insert-batcher';
 import { pushableMatch } from './match-pushdown';
 import { planPipeline } from './pipeline-plan';
 import { pipelineSql } from './pipeline-sql';
-import { Params, conditionSql, keysetSql, orderBySql } from './sql';
+import { Params, conditionSql, keysetSql, newestFirstList, orderBySql } from './sql';
 
 interface Row {
   id: string;
@@ -67,6 +67,15 @@ function tooManyDocuments(max: number): AppError {
 
 export interface PgDocumentsContext {
   pool: Pool;
+  /**
+   * Connections whose prepared statements keep one generic plan (plan_cache_mode =
+   * force_generic_plan), for the statements whose plan is the same whatever their values: the
+   * newest-first list (`newestFirstList`) and inserts. With the documents table partitioned,
+   * PostgreSQL's own choice re-plans such a statement on every execution (a generic plan's
+   * estimate counts all 16 partitions although it runs on one): ~0.13 ms of a list's ~0.3 ms
+   * in the database.
+   */
+  fixed: Pool;
   catalogue: PgCollectionCatalogue;
   /** Publish committed outbox rows now. */
   afterCommit: () => void;
@@ -105,6 +114,11 @@ class PgDocumentCollection implements DocumentCollection {
 
   private params(): Params {
     return new Params([this.projectId, this.name]);
+  }
+
+  /** The pool for a read: see `PgDocumentsContext.fixed`. */
+  private poolFor(where: Condition, sort: readonly SortKey[]): Pool {
+    return newestFirstList(where, sort) ? this.ctx.fixed : this.ctx.pool;
   }
 
   async insert(doc: StoredDoc, events: EventEnvelope[], quotaLimit: number): Promise<InsertOutcome> {
@@ -216,7 +230,7 @@ class PgDocumentCollection implements DocumentCollection {
     try {
       const [def, { rows }] = await Promise.all([
         this.def(),
-        this.ctx.pool.query<Row>(prepared(sql, params.values)),
+        this.poolFor(q.where, q.sort).query<Row>(prepared(sql, params.values)),
       ]);
       return rows.map((r) => this.toDoc(r, def));
     } catch (e) {
@@ -227,7 +241,8 @@ class PgDocumentCollection implements DocumentCollection {
   async findWithTotal(q: DocumentQuery): Promise<{ items: StoredDoc[]; total: number }> {
     const params = this.params();
     const ix = indexedEquality(q.where);
-    if (ix) return this.pageWithTotal(indexedListSql(q, ix, params, COLUMNS, PAGE_COLUMNS), params);
+    if (ix)
+      return this.pageWithTotal(indexedListSql(q, ix, params, COLUMNS, PAGE_COLUMNS), params, this.ctx.pool);
     const scoped = this.scoped(q.where, params);
     const counted = counterFor(q.where);
     // one statement: the total (from the counters when the filter is only the trash flag, else a
@@ -242,14 +257,18 @@ class PgDocumentCollection implements DocumentCollection {
     if (q.skip) page += ` OFFSET ${params.add(q.skip)}`;
     // columns named, not d.*: a prepared statement over * fails once a migration adds a column
     const sql = `SELECT t.total, ${PAGE_COLUMNS} FROM (SELECT ${total} AS total) t LEFT JOIN LATERAL (${page}) d ON true`;
-    return this.pageWithTotal(sql, params);
+    return this.pageWithTotal(sql, params, this.poolFor(q.where, q.sort));
   }
 
-  private async pageWithTotal(sql: string, params: Params): Promise<{ items: StoredDoc[]; total: number }> {
+  private async pageWithTotal(
+    sql: string,
+    params: Params,
+    pool: Pool,
+  ): Promise<{ items: StoredDoc[]; total: number }> {
     try {
       const [def, { rows }] = await Promise.all([
         this.def(),
-        this.ctx.pool.query<Row & { total: string }>(prepared(sql, params.values)),
+        pool.query<Row & { total: string }>(prepared(sql, params.values)),
       ]);
       return {
         total: Number(rows[0]?.total ?? 0),
@@ -518,7 +537,7 @@ export class PgDocumentStore implements DocumentStore {
   private readonly ctx: DocumentsContext;
 
   constructor(ctx: PgDocumentsContext) {
-    this.ctx = { ...ctx, inserts: new InsertBatcher(ctx.pool) };
+    this.ctx = { ...ctx, inserts: new InsertBatcher(ctx.fixed) };
   }
 
   forProject(projectId: ProjectId): PgProjectDocuments {

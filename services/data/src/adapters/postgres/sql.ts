@@ -21,6 +21,27 @@ const COLUMNS: Record<string, { column: string; kind: 'text' | 'bool' | 'time' }
 /** Own keys only: a field named `toString` or `valueOf` is a body field, not a column. */
 const columnOf = (field: string) => (Object.hasOwn(COLUMNS, field) ? COLUMNS[field] : undefined);
 
+/**
+ * Whether a read is the newest-first list (the trash flag, a `createdAt` range, a keyset over
+ * `createdAt` and `_id`): one index (`documents_by_created`) both filters and orders it whatever
+ * the values, so it may keep one generic plan per connection. Anything else is planned with its
+ * values: a jsonpath condition's selectivity comes from the value, and with an id or another
+ * column in the condition, a generic plan's estimates tie between indexes and may pick the one
+ * that scans the collection (seen: a lookup by id through `documents_by_created`).
+ */
+export function newestFirstList(where: Condition, sort: readonly SortKey[]): boolean {
+  const only = (c: Condition): boolean =>
+    'conditions' in c ? c.conditions.every(only) : c.field === 'isDeleted' || c.field === 'createdAt';
+  return (
+    only(where) &&
+    sort.length === 2 &&
+    sort[0]?.field === 'createdAt' &&
+    sort[0].direction === -1 &&
+    sort[1]?.field === '_id' &&
+    sort[1].direction === -1
+  );
+}
+
 export class Params {
   readonly values: unknown[];
   constructor(initial: unknown[] = []) {
