@@ -3,8 +3,9 @@ import { describeOnStore, infra } from '../../../../test/support/infra';
 import { startHarness, register, type Harness } from './harness';
 
 /**
- * On PostgreSQL, the newest-first list and inserts go through connections that keep one generic
- * plan per statement; every other read stays on connections that plan it with its values. Which connection ran what is read from pg_stat_activity (each backend's
+ * On PostgreSQL, the newest-first list (plain, or through a declared index's entries) and inserts
+ * go through connections that keep one generic plan per statement; every other read stays on
+ * connections that plan it with its values. Which connection ran what is read from pg_stat_activity (each backend's
  * last statement, by application name).
  */
 let h: Harness;
@@ -38,7 +39,7 @@ describeOnStore(
       }
     }
 
-    it('the generic-plan connections run newest-first lists and inserts, nothing else', async () => {
+    it('the generic-plan connections run newest-first lists (through a declared index too) and inserts, nothing else', async () => {
       const p = h.newProject();
       await register(h, p, 'plans', {
         schema: {
@@ -53,24 +54,27 @@ describeOnStore(
       expect((await lastStatements('fixed')).some((q) => q.includes('INSERT INTO documents'))).toBe(true);
 
       expect((await h.call('GET', '/api/data/plans', { projectId: p })).body.data.total).toBe(1);
-      expect(
-        (await lastStatements('fixed')).some((q) => q.includes('ORDER BY created_at DESC, id DESC')),
-      ).toBe(true);
+      const newest = await lastStatements('fixed');
+      expect(newest.some((q) => q.includes('ORDER BY created_at DESC, id DESC'))).toBe(true);
 
-      // A read by id, a filter through a declared index and one on a plain body field: planned
-      // with their values, on the other pool.
-      expect((await h.call('GET', `/api/data/plans/${created.body._id}`, { projectId: p })).status).toBe(200);
-      expect((await lastStatements('other')).some((q) => /FROM documents WHERE .* LIMIT 1$/.test(q))).toBe(
-        true,
-      );
       expect((await h.call('GET', '/api/data/plans?tag=a', { projectId: p })).body.data.total).toBe(1);
-      expect((await lastStatements('other')).some((q) => q.includes('document_index_counts'))).toBe(true);
+      expect((await lastStatements('fixed')).some((q) => q.includes('document_index_counts'))).toBe(true);
+
+      // A read by id, a filter on a body field without a declared index, and one in another
+      // order: planned with their values, on the other pool.
+      expect((await h.call('GET', `/api/data/plans/${created.body._id}`, { projectId: p })).status).toBe(200);
+      const byId = await lastStatements('other');
+      expect(byId.some((q) => /FROM documents WHERE .* LIMIT 1$/.test(q))).toBe(true);
       expect((await h.call('GET', '/api/data/plans?n=1', { projectId: p })).body.data.total).toBe(1);
-      expect((await lastStatements('other')).some((q) => q.includes('@?'))).toBe(true);
-      const fixed = await lastStatements('fixed');
-      expect(fixed.some((q) => q.includes('@?') || q.includes('document_index') || /id = \$3/.test(q))).toBe(
-        false,
+      const plain = await lastStatements('other');
+      expect(plain.some((q) => q.includes('@?'))).toBe(true);
+      expect((await h.call('GET', '/api/data/plans?tag=a&sort=createdAt', { projectId: p })).status).toBe(
+        200,
       );
+      const ascending = await lastStatements('other');
+      expect(ascending.some((q) => q.includes('ORDER BY') && q.includes('ASC'))).toBe(true);
+      const fixed = await lastStatements('fixed');
+      expect(fixed.some((q) => / ASC|id = \$3/.test(q))).toBe(false);
     });
   },
 );

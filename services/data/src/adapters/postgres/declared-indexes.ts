@@ -127,7 +127,8 @@ export function indexedEquality(where: Condition): IndexedEquality | undefined {
   return { path: field.path, json: JSON.stringify(v), deleted };
 }
 
-const isNewestFirst = (sort: SortKey[]) =>
+/** The default order (newest first), which the entries' index answers. */
+export const isNewestFirst = (sort: readonly SortKey[]) =>
   sort.length === 2 &&
   sort[0]?.field === 'createdAt' &&
   sort[0].direction === -1 &&
@@ -173,12 +174,16 @@ export function indexedListSql(
   // The entries give the page's ids in the index's order; each document is read by primary key
   // (a lateral lookup with LIMIT 1, which the planner cannot turn into a join that scans a small
   // partition). No jsonpath condition on that read: the entries are exact, and with one the
-  // planner read every match through the GIN index. Only one branch runs: the other's gate is
-  // false.
+  // planner read every match through the GIN index. The lookup names every column of
+  // `documents_by_created` too (the entry's `created_at` is the document's): with only the id
+  // beside the trash flag, that index looked as good as the primary key to a generic plan, which
+  // then scanned the collection for each id; now either index finds the one row. Only one
+  // branch runs: the other's gate is false.
   const page = isNewestFirst(q.sort)
-    ? `(SELECT d.* FROM (SELECT id FROM ${entries}${keyset} ORDER BY created_at DESC, id DESC${limit}${offset}) v
+    ? `(SELECT d.* FROM (SELECT id, created_at FROM ${entries}${keyset} ORDER BY created_at DESC, id DESC${limit}${offset}) v
          CROSS JOIN LATERAL (SELECT ${columns} FROM documents x
-           WHERE x.project_id = $1 AND x.collection = $2 AND x.id = v.id AND x.is_deleted = ${deleted} LIMIT 1) d
+           WHERE x.project_id = $1 AND x.collection = $2 AND x.id = v.id AND x.is_deleted = ${deleted}
+             AND x.created_at = v.created_at LIMIT 1) d
        WHERE (SELECT ${indexed})
        ORDER BY d.created_at DESC, d.id DESC)
        UNION ALL
