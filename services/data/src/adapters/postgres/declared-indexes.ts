@@ -1,7 +1,7 @@
 import { errors } from '@baas/common';
 import type { PoolClient } from '@baas/common/postgres';
-import type { Condition, DocumentQuery, SortKey } from '../../domain/documents/query';
-import { Params, conditionSql, keysetSql, orderBySql, storedJson } from './sql';
+import type { Condition, DocumentQuery } from '../../domain/documents/query';
+import { Params, conditionSql, isNewestFirst, keysetSql, orderBySql, storedJson } from './sql';
 
 /**
  * Declared indexes on PostgreSQL (`index: true` on a schema field; migration 0003). A trigger on
@@ -126,14 +126,6 @@ export function indexedEquality(where: Condition): IndexedEquality | undefined {
     return undefined;
   return { path: field.path, json: JSON.stringify(v), deleted };
 }
-
-/** The default order (newest first), which the entries' index answers. */
-export const isNewestFirst = (sort: readonly SortKey[]) =>
-  sort.length === 2 &&
-  sort[0]?.field === 'createdAt' &&
-  sort[0].direction === -1 &&
-  sort[1]?.field === '_id' &&
-  sort[1].direction === -1;
 
 function parts(where: Condition, ix: IndexedEquality, params: Params) {
   const path = params.add(ix.path);

@@ -29,14 +29,13 @@ import {
   indexedEquality,
   indexedListSql,
   indexedTotalSql,
-  isNewestFirst,
   setIndexedPaths,
 } from './declared-indexes';
 import { InsertBatcher } from './insert-batcher';
 import { pushableMatch } from './match-pushdown';
 import { planPipeline } from './pipeline-plan';
 import { pipelineSql } from './pipeline-sql';
-import { Params, conditionSql, keysetSql, newestFirstList, orderBySql } from './sql';
+import { Params, conditionSql, isNewestFirst, keysetSql, newestFirstList, orderBySql } from './sql';
 
 interface Row {
   id: string;

@@ -32,15 +32,16 @@ const columnOf = (field: string) => (Object.hasOwn(COLUMNS, field) ? COLUMNS[fie
 export function newestFirstList(where: Condition, sort: readonly SortKey[]): boolean {
   const only = (c: Condition): boolean =>
     'conditions' in c ? c.conditions.every(only) : c.field === 'isDeleted' || c.field === 'createdAt';
-  return (
-    only(where) &&
-    sort.length === 2 &&
-    sort[0]?.field === 'createdAt' &&
-    sort[0].direction === -1 &&
-    sort[1]?.field === '_id' &&
-    sort[1].direction === -1
-  );
+  return only(where) && isNewestFirst(sort);
 }
+
+/** The default order: newest first (`documents_by_created`, and a declared index's entries). */
+export const isNewestFirst = (sort: readonly SortKey[]) =>
+  sort.length === 2 &&
+  sort[0]?.field === 'createdAt' &&
+  sort[0].direction === -1 &&
+  sort[1]?.field === '_id' &&
+  sort[1].direction === -1;
 
 export class Params {
   readonly values: unknown[];
