@@ -43,11 +43,13 @@ export function platformVersion(): string {
 export function createMetrics(service: string, opts: MetricsOptions = {}): Metrics {
   const registry = new client.Registry();
   registry.setDefaultLabels({ service });
-  // The event-loop-lag histogram (nodejs_eventloop_lag_*) samples with a timer: prom-client's
-  // default of every 10 ms wakes an idle process 100 times a second, about 0.5 % of a core per
-  // process at rest (issue 14's idle target is 2 % for the whole system). Every 100 ms still
-  // records any stall of 100 ms or more exactly, and shorter ones when a sample falls in them.
-  client.collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 100 });
+  // The event-loop-lag histogram (nodejs_eventloop_lag_*) samples with a timer that wakes the
+  // process at every sample, busy or idle: prom-client's default of every 10 ms cost about 0.5 % of
+  // a core per process at rest, every 100 ms about 0.1 % (six services: 0.6 % of issue 14's 2 %
+  // idle target for the whole system), every second 0.03 %. Under load, where lag matters, a
+  // sample a second still tracks it; a single stall shorter than a second is recorded when a
+  // sample falls in it (with the chance of its length in seconds), longer ones always.
+  client.collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 1000 });
   const httpDuration = new client.Histogram({
     name: `${METRIC_PREFIX}http_server_request_duration_seconds`,
     help: 'HTTP request duration by route template',
