@@ -7,7 +7,7 @@ import { INFRA_NAMES, nativeEndpoints, runInstallInfra, upNativeInfra } from './
 import { DEFAULT_ADMIN_URL, ensurePostgres } from './postgres.mjs';
 import { acquireLock, isOurs, readPidRecord, recordedNames, stopAll } from './processes.mjs';
 import { loadSecrets } from './secrets.mjs';
-import { printServiceDiagnostics, runBuild, startServices, waitReady } from './services.mjs';
+import { printServiceDiagnostics, runBuild, runSetups, startServices, waitReady } from './services.mjs';
 import { chooseStore, recordedStore, storeDatabases } from './store.mjs';
 import { HOST, StackError, fail, httpStatus, log, mkdirs, parseEnvFile, readText, tcpOpen } from './util.mjs';
 
@@ -71,6 +71,7 @@ export async function cmdUp(infraOnly) {
   try {
     runBuild();
     built = true;
+    await runSetups(ep, secrets, db);
     await startServices(ep, secrets, db);
     await waitReady(ep, true);
   } catch (err) {

@@ -1,8 +1,8 @@
 // The six services (native mode): build, start in manifest order, wait until ready.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { GATEWAY_PORT, LOGS, ROOT, SERVICES } from './context.mjs';
+import { DATA_SERVICES, GATEWAY_PORT, LOGS, ROOT, SERVICES } from './context.mjs';
 import { serviceEnv } from './env.mjs';
 import { children, isOurs, pidFile, readPidRecord, startProcess } from './processes.mjs';
 import { HOST, StackError, httpStatus, log, sleep, tail, tcpOpen } from './util.mjs';
@@ -15,6 +15,49 @@ export function runBuild() {
   if (r.status !== 0) {
     throw new StackError(
       'npm run build failed (see above); the infrastructure stays up, fix the build and run up again',
+    );
+  }
+}
+
+/**
+ * Each data-owning service's setup (migrations, MongoDB indexes, JetStream streams) in a process
+ * of its own before the services start, as the Kubernetes Jobs run it
+ * (deploy/k8s/base/migrations.yaml); startServices then starts them with DB_MIGRATE_ON_BOOT=false,
+ * as the Deployments run. A service that migrates at boot keeps the migrator loaded for as long
+ * as it runs (about 5 MB of heap; issue 14's idle RSS target is 80 MB per service). A caller who
+ * sets DB_MIGRATE_ON_BOOT keeps that choice, and no setup runs here. Services already running
+ * are left alone.
+ */
+export async function runSetups(ep, secrets, db) {
+  if (process.env.DB_MIGRATE_ON_BOOT !== undefined) return;
+  const pending = DATA_SERVICES.filter((svc) => !isOurs(readPidRecord(svc.name)));
+  if (!pending.length) return;
+  log(`setup (migrations, indexes, streams): ${pending.map((s) => s.name).join(', ')}`);
+  const codes = await Promise.all(
+    pending.map(
+      (svc) =>
+        new Promise((resolve) => {
+          const logFile = path.join(LOGS, `${svc.name}.log`);
+          fs.mkdirSync(LOGS, { recursive: true });
+          const rel = path.join('services', svc.name, 'dist', 'setup.js');
+          fs.appendFileSync(logFile, `\n=== ${new Date().toISOString()} stack.mjs runs setup: ${rel}\n`);
+          const fd = fs.openSync(logFile, 'a');
+          const child = spawn(process.execPath, [rel], {
+            cwd: ROOT,
+            env: serviceEnv(svc, ep, secrets, db),
+            stdio: ['ignore', fd, fd],
+          });
+          fs.closeSync(fd);
+          child.on('error', () => resolve([svc.name, -1]));
+          child.on('exit', (code) => resolve([svc.name, code]));
+        }),
+    ),
+  );
+  const failed = codes.filter(([, code]) => code !== 0).map(([name]) => name);
+  if (failed.length) {
+    throw new StackError(
+      `setup failed for ${failed.join(', ')}:\n` +
+        failed.map((n) => `--- .stack/logs/${n}.log\n${tail(path.join(LOGS, `${n}.log`), 20)}`).join('\n'),
     );
   }
 }
@@ -35,10 +78,13 @@ export async function startServices(ep, secrets, db) {
         `port ${svc.port} for ${svc.name} is taken by a process this script did not start; stop it and run up again`,
       );
     }
+    const env = serviceEnv(svc, ep, secrets, db);
+    // runSetups did the setup (unless the caller chose DB_MIGRATE_ON_BOOT)
+    env.DB_MIGRATE_ON_BOOT ??= 'false';
     const started = startProcess(svc.name, {
       bin: process.execPath,
-      args: ['--enable-source-maps', rel],
-      env: serviceEnv(svc, ep, secrets, db),
+      args: [rel],
+      env,
       match: rel,
     });
     log(`${svc.name.padEnd(9)} started (pid ${started.pid}, port ${svc.port})`);
