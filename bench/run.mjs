@@ -3,7 +3,8 @@
 // with PocketBase and Parse Server, in one run on this machine, plus our own checks. Writes
 // bench/results/<date>-<machine>.md, .json and .svg (chart) and prints the report.
 //
-//   1. idle-cpu: CPU of every process of ours over 60 s idle with 1,000 projects registered;
+//   1. idle-cpu: CPU of every process of ours over 60 s idle with 1,000 projects registered (after
+//      120 s of settling once they are, reported too);
 //   2. side by side at 10,000 documents (bench/workloads/side-by-side.mjs): list-20, get, filter,
 //      cursor page 1 vs 500, owner-filtered list under RLS with a user token, $group aggregation,
 //      create, login (and raw argon2 at the auth service's parameters), 1 MB upload; with
@@ -18,6 +19,7 @@
 //
 //   node bench/run.mjs [--only list-20,login,...] [--store postgres|mongodb] [--quick | --smoke]
 //                      [--seconds 6] [--warmup 2] [--rounds 3] [--peers-only] [--keep-tenants]
+//                      [--idle-seconds 60] [--idle-settle-seconds 120] [--idle-projects 1000]
 //                      [--budget-minutes 30] [--out DIR]
 import fs from 'node:fs';
 import os from 'node:os';
@@ -57,6 +59,7 @@ const { values: args } = parseArgs({
     'tenant-collections': { type: 'string', default: '10' },
     'tenant-docs': { type: 'string', default: '10' },
     'idle-seconds': { type: 'string', default: '60' },
+    'idle-settle-seconds': { type: 'string', default: '120' },
     'idle-projects': { type: 'string', default: '1000' },
     'keep-tenants': { type: 'boolean', default: false },
     'peers-only': { type: 'boolean', default: false },
@@ -95,7 +98,11 @@ const cfg = {
     collections: pick(num('tenant-collections'), 10, 2),
     docsPerCollection: pick(num('tenant-docs'), 10, 2),
   },
-  idle: { seconds: pick(num('idle-seconds'), 10, 3), projects: pick(num('idle-projects'), 100, 20) },
+  idle: {
+    seconds: pick(num('idle-seconds'), 10, 3),
+    settleSeconds: pick(num('idle-settle-seconds'), 20, 1),
+    projects: pick(num('idle-projects'), 100, 20),
+  },
   uploadMemory: { concurrent: 20, mb: 10, batches: pick(3, 1, 1) },
   gateway: { requests: pick(3000, 1000, 200) },
 };
@@ -255,9 +262,10 @@ try {
   // (it gives it back on its own 10-60 s later), and idle: after the services have rested through
   // the idle-CPU window (or as long without it). The target is judged on idle.
   if (has('memory')) memorySnapshot(ctx, 'start');
-  if (has('idle-cpu')) await idleCpu(ctx);
-  else if (has('memory')) await sleep(cfg.idle.seconds * 1000);
+  const removeIdleProjects = has('idle-cpu') ? await idleCpu(ctx) : undefined;
+  if (!removeIdleProjects && has('memory')) await sleep((cfg.idle.settleSeconds + cfg.idle.seconds) * 1000);
   if (has('memory')) memorySnapshot(ctx, 'idle');
+  await removeIdleProjects?.();
   if (has(...SIDE_BY_SIDE, 'gateway', 'memory', 'tenants')) {
     const data = await setUpSystems(ctx);
     const ours = systems.find((s) => s.key === 'ours');

@@ -342,7 +342,16 @@ export function renderMarkdown(report, chartFile) {
       lines.push(
         '## Idle CPU',
         '',
-        `With ${c.projects} projects registered, over ${c.seconds} s idle (utime+stime from /proc): **${f(c.percentOfCore, 2)} % of a core** in total.`,
+        `With ${c.projects} projects registered, over ${c.seconds} s idle (utime+stime from /proc): **${f(c.percentOfCore, 2)} % of a core** in total.` +
+          (c.settle
+            ? ` Before that window, ${c.settle.seconds} s of settling right after the registrations: ${f(c.settle.percentOfCore, 2)} % of a core (${Object.entries(
+                c.settle.byGroup,
+              )
+                .sort((a, b) => b[1] - a[1])
+                .slice(0, 4)
+                .map(([k, x]) => `${k} ${f(x, 2)}`)
+                .join(', ')}, ...): V8's memory reducer collects after a burst once a process is quiet.`
+            : ''),
         '',
         table(
           ['process', '% of a core'],
