@@ -57,4 +57,4 @@ USER 10001:10001
 EXPOSE 8080 8081 8082 8083 8084 8085
 # tini as PID 1: forwards SIGTERM to node and reaps zombies
 ENTRYPOINT ["/usr/bin/tini", "--"]
-CMD ["node", "services/gateway/dist/main.js"]
+CMD ["node", "--v8-pool-size=1", "services/gateway/dist/main.js"]

@@ -34,7 +34,7 @@ if (!Number.isInteger(GATEWAY_PORT) || GATEWAY_PORT < 1 || GATEWAY_PORT > 65535)
 
 /**
  * @typedef {{name: string, port: number, urlVar: string, ownsDatabase: boolean, database?: string,
- *   role?: string, databaseUrlVar?: string, passwordVar?: string}} ServiceFacts
+ *   role?: string, databaseUrlVar?: string, passwordVar?: string, nodeArgs?: string[]}} ServiceFacts
  */
 function loadManifest() {
   const file = path.join(ROOT, 'deploy', 'services.json');

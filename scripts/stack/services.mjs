@@ -83,7 +83,7 @@ export async function startServices(ep, secrets, db) {
     env.DB_MIGRATE_ON_BOOT ??= 'false';
     const started = startProcess(svc.name, {
       bin: process.execPath,
-      args: [rel],
+      args: [...(svc.nodeArgs ?? []), rel],
       env,
       match: rel,
     });

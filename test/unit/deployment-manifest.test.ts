@@ -22,11 +22,14 @@ interface ServiceFacts {
   role?: string;
   databaseUrlVar?: string;
   passwordVar?: string;
+  /** node's own options, before the main file (the same in compose, kustomize and npm run up). */
+  nodeArgs?: string[];
 }
 
 const services = (JSON.parse(read('deploy', 'services.json')) as { services: ServiceFacts[] }).services;
 const dataServices = services.filter((s) => s.ownsDatabase);
 const names = services.map((s) => s.name);
+const mainCommand = (s: ServiceFacts) => ['node', ...(s.nodeArgs ?? []), `services/${s.name}/dist/main.js`];
 
 /* eslint-disable @typescript-eslint/no-unsafe-return -- YAML documents are walked untyped: the
    expectations below check their shape */
@@ -87,7 +90,7 @@ describe('docker-compose.yml follows deploy/services.json', () => {
   it.each(services)('$name: service, PORT and published port', (s) => {
     const svc = compose.services[s.name];
     expect(svc).toBeDefined();
-    expect(svc.command).toContain(`services/${s.name}/dist/main.js`);
+    expect(svc.command).toEqual(mainCommand(s));
     expect(svc.environment.PORT).toBe(String(s.port));
     expect(svc.ports.map((p: string) => p.split(':').pop())).toEqual([String(s.port)]);
   });
@@ -168,7 +171,7 @@ describe('deploy/k8s/base follows deploy/services.json', () => {
 
   it.each(services)('$name: Deployment, container port, PORT and Service port', (s) => {
     const container = find('Deployment', s.name)!.spec.template.spec.containers[0];
-    expect(container.args).toContain(`services/${s.name}/dist/main.js`);
+    expect(container.args).toEqual(mainCommand(s));
     expect(container.ports[0].containerPort).toBe(s.port);
     expect(envOf(container).PORT).toBe(String(s.port));
     expect(find('Service', s.name)!.spec.ports[0].port).toBe(s.port);

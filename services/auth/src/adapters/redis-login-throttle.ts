@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from '@baas/common/rate-limiter';
 import type { LoginThrottle } from '../ports';
 
 /** How long the lockouts of an account are remembered (each one doubles the next). */

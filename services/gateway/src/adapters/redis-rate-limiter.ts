@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { LRUCache } from 'lru-cache';
 import { boundedLru } from '@baas/common';
-import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from '@baas/common/rate-limiter';
 import type { RateLimiter, RateLimitResult } from '../ports';
 
 /** A lease is at most this share of what is left in the window... */
