@@ -206,7 +206,7 @@ async function setUpSystems(ctx) {
   const parse = systems.find((s) => s.key === 'parse');
   if (parse) await vacuumParse(env.POSTGRES_ADMIN_URL || DEFAULT_ADMIN_URL, parse);
   meta.notes.push(
-    'VACUUM ANALYZE ran on the PostgreSQL databases after each bulk of seeding (what autovacuum would do shortly after, done before measuring so that it does not run during a measurement); PocketBase manages its SQLite itself.',
+    'VACUUM ANALYZE, then a CHECKPOINT, ran on the PostgreSQL databases after each bulk of seeding (what autovacuum and the checkpointer would do shortly after, done before measuring so that they do not run during a measurement); PocketBase manages its SQLite itself.',
   );
   return data;
 }
