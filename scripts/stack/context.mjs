@@ -44,8 +44,17 @@ function loadManifest() {
     const keys = s.ownsDatabase ? ['database', 'role', 'databaseUrlVar', 'passwordVar'] : [];
     const missing = ['name', 'port', 'urlVar', ...keys].filter((k) => s[k] === undefined);
     if (missing.length) fail(`deploy/services.json: ${s.name ?? '?'} lacks ${missing.join(', ')}`);
+    const args = s.nodeArgs ?? [];
+    if (!Array.isArray(args) || !args.every((a) => typeof a === 'string' && a.startsWith('--'))) {
+      fail(`deploy/services.json: ${s.name}.nodeArgs must be a list of node options ("--name=value")`);
+    }
   }
   return services;
+}
+
+/** A service's command line after `node`: its node options, then its main file (as compose and kustomize run it). */
+export function serviceCommand(svc) {
+  return [...(svc.nodeArgs ?? []), `services/${svc.name}/dist/main.js`];
 }
 
 /** Start order; the gateway last (its port follows GATEWAY_PORT). */

@@ -2,7 +2,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { DATA_SERVICES, GATEWAY_PORT, LOGS, ROOT, SERVICES } from './context.mjs';
+import { DATA_SERVICES, GATEWAY_PORT, LOGS, ROOT, SERVICES, serviceCommand } from './context.mjs';
 import { serviceEnv } from './env.mjs';
 import { children, isOurs, pidFile, readPidRecord, startProcess } from './processes.mjs';
 import { HOST, StackError, httpStatus, log, sleep, tail, tcpOpen } from './util.mjs';
@@ -83,7 +83,7 @@ export async function startServices(ep, secrets, db) {
     env.DB_MIGRATE_ON_BOOT ??= 'false';
     const started = startProcess(svc.name, {
       bin: process.execPath,
-      args: [...(svc.nodeArgs ?? []), rel],
+      args: serviceCommand(svc),
       env,
       match: rel,
     });

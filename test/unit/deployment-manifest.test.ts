@@ -122,6 +122,34 @@ describe('docker-compose.yml follows deploy/services.json', () => {
     }
   });
 
+  it('npm run up runs each service with the command line compose and kustomize give it', () => {
+    // scripts/stack is ESM: ask a child node for the command lines the stack starts
+    const out = execFileSync(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `const m = await import(${JSON.stringify(join(ROOT, 'scripts/stack/context.mjs'))});` +
+          `process.stdout.write(JSON.stringify(m.SERVICES.map((s) => ['node', ...m.serviceCommand(s)])))`,
+      ],
+      { encoding: 'utf8' },
+    );
+    expect(JSON.parse(out)).toEqual(services.map(mainCommand));
+  });
+
+  it('auth and the gateway run with one V8 worker thread (docs/operations.md: idle RSS)', () => {
+    for (const name of ['auth', 'gateway'])
+      expect(services.find((s) => s.name === name)!.nodeArgs).toContain('--v8-pool-size=1');
+  });
+
+  it('the image runs the gateway by default, with its node options', () => {
+    const cmd = read('Dockerfile')
+      .split('\n')
+      .filter((l) => l.startsWith('CMD '))
+      .pop()!;
+    expect(JSON.parse(cmd.slice(4))).toEqual(mainCommand(services.find((s) => s.name === 'gateway')!));
+  });
+
   it('MongoDB in Docker mode: the host URLs npm run up writes name each service’s user, as the containers do', () => {
     // scripts/stack is ESM: ask a child node for what docker mode writes into .stack/env
     const secrets = Object.fromEntries(dataServices.map((s) => [s.passwordVar!, `pw/${s.name}`]));
