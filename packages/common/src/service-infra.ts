@@ -81,13 +81,13 @@ export async function connectStore(
     };
   }
   const mongo = await import('./mongo');
-  const client = await mongo.connectMongo(location.url, `baas-${service}`);
+  const client = await mongo.connectMongo(location.url, `baas-${service}`, logger);
   const db = client.db(location.database);
   return {
     store: { kind: 'mongodb', client, db },
     processed: new mongo.MongoProcessedEvents(db),
     readiness: mongo.mongoReadiness(db),
-    close: () => client.close(),
+    close: () => mongo.closeMongo(client),
   };
 }
 

@@ -28,6 +28,10 @@ describe('toAppError', () => {
       headers: { 'Retry-After': '1' },
     });
   });
+  it('maps the MongoDB errors of a client closed and connected again under an operation to 503', () => {
+    for (const name of ['MongoExpiredSessionError', 'MongoNotConnectedError', 'MongoTopologyClosedError'])
+      expect(toAppError(Object.assign(new Error('closed'), { name }))).toMatchObject({ status: 503 });
+  });
   it('maps a socket closed under a driver to 503', () => {
     expect(
       toAppError(

@@ -16,6 +16,8 @@ const UNAVAILABLE_ERRORS = new Set([
   'MongoPoolClearedError',
   'MongoTopologyClosedError',
   'MongoNotConnectedError',
+  // an operation in flight while the client was closed and connected again (MongoMonitorWatchdog)
+  'MongoExpiredSessionError',
 ]);
 
 /** Socket errors a driver can surface unwrapped when its server goes away mid-command. */

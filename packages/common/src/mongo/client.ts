@@ -1,4 +1,6 @@
 import { MongoClient, type Db } from 'mongodb';
+import type { Logger } from '../logger';
+import { MongoMonitorWatchdog } from './monitor-watchdog';
 
 /**
  * Durability and visibility for every MongoDB adapter of every service (none overrides them per
@@ -12,14 +14,30 @@ export const MONGO_CONCERNS = {
   readConcern: { level: 'majority' },
 } as const;
 
-/** One client per process. FerretDB and MongoDB both speak this; no transactions are used. */
-export async function connectMongo(url: string, appName: string): Promise<MongoClient> {
+const CONNECT_TIMEOUT_MS = 5000;
+/**
+ * A monitor's check is a connect and a handshake, each bounded by connectTimeoutMS: a heartbeat
+ * outstanding three times that long is stuck (see MongoMonitorWatchdog).
+ */
+export const MONITOR_STUCK_AFTER_MS = 3 * CONNECT_TIMEOUT_MS;
+
+const watchdogs = new WeakMap<MongoClient, MongoMonitorWatchdog>();
+
+/**
+ * One client per process. FerretDB and MongoDB both speak this; no transactions are used. A
+ * watchdog reconnects it if the driver's server monitor gets stuck; close it with closeMongo.
+ */
+export async function connectMongo(
+  url: string,
+  appName: string,
+  logger?: Pick<Logger, 'warn' | 'error' | 'info'>,
+): Promise<MongoClient> {
   const client = new MongoClient(url, {
     appName,
     ...MONGO_CONCERNS,
     maxPoolSize: 50,
     serverSelectionTimeoutMS: 5000,
-    connectTimeoutMS: 5000,
+    connectTimeoutMS: CONNECT_TIMEOUT_MS,
     // Recover by itself after the database or the network between comes back: poll the server
     // every 2 s (FerretDB has no streaming hello), and never wait forever on a dead socket.
     serverMonitoringMode: 'poll',
@@ -28,7 +46,17 @@ export async function connectMongo(url: string, appName: string): Promise<MongoC
     retryWrites: true,
   });
   await client.connect();
+  watchdogs.set(
+    client,
+    new MongoMonitorWatchdog(client, { stuckAfterMs: MONITOR_STUCK_AFTER_MS, ...(logger ? { logger } : {}) }),
+  );
   return client;
+}
+
+/** Stops the client's watchdog (so that it does not connect it again), then closes the client. */
+export async function closeMongo(client: MongoClient): Promise<void> {
+  watchdogs.get(client)?.stop();
+  await client.close();
 }
 
 export function mongoReadiness(db: Db) {
