@@ -258,7 +258,12 @@ class MongoDocumentCollection implements DocumentCollection {
           .maxTimeMS(bounds.timeMs)
           .toArray();
         if (docs.length > bounds.maxInputDocuments) throw tooManyDocuments(bounds.maxInputDocuments);
-        return docs.map((d) => ({ ...d, _id: d._id.toHexString() }));
+        // the driver's documents are this call's own: `_id` is replaced on each
+        return docs.map((d) => {
+          const out: Record<string, unknown> = d;
+          out._id = d._id.toHexString();
+          return out;
+        });
       };
       const others = new Map<string, Record<string, unknown>[]>();
       for (const name of joined) if (!others.has(name)) others.set(name, await read(name));

@@ -105,10 +105,9 @@ export function fromDb(doc: Document): StoredDoc {
   void _outbox;
   void _purgeAfterRelay;
   const id: unknown = rest._id;
-  return {
-    ...rest,
-    _id: (id instanceof ObjectId ? id.toHexString() : String(id)) as DocumentId,
-  } as StoredDoc;
+  // `rest` is this call's own: set on it (a spread followed by a property is slow on Node 20)
+  rest._id = (id instanceof ObjectId ? id.toHexString() : String(id)) as DocumentId;
+  return rest as StoredDoc;
 }
 
 export function toDb(doc: StoredDoc): Document {

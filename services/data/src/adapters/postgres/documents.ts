@@ -97,14 +97,16 @@ class PgDocumentCollection implements DocumentCollection {
   }
 
   private toDoc(r: Row, def: CollectionDef | null): StoredDoc {
-    return {
-      ...reviveDates(def?.schema ?? null, r.body),
-      _id: r.id as DocumentId,
-      isDeleted: r.is_deleted,
-      deletedAt: r.deleted_at,
-      createdAt: r.created_at,
-      updatedAt: r.updated_at,
-    };
+    // The row's body is this call's own (parsed from the row): the fields are set on it. Not
+    // `{ ...body, _id, ... }`: on Node 20's V8 a spread followed by properties takes a slow path,
+    // ~8 us a document (a list of 20: ~170 us of the data service's ~1 ms); Node 24 does not.
+    const doc = reviveDates(def?.schema ?? null, r.body) as StoredDoc;
+    doc._id = r.id as DocumentId;
+    doc.isDeleted = r.is_deleted;
+    doc.deletedAt = r.deleted_at;
+    doc.createdAt = r.created_at;
+    doc.updatedAt = r.updated_at;
+    return doc;
   }
 
   /** `WHERE` of this collection: the project and the collection always come first. */
