@@ -33,7 +33,7 @@ function reviveFields(
     if (!(f.key in obj)) continue;
     const v = revive(f, obj[f.key]);
     if (v !== obj[f.key]) {
-      if (out === obj) out = Object.assign({}, obj);
+      if (out === obj) out = { ...obj };
       out[f.key] = v;
     }
   }
