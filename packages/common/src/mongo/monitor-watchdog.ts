@@ -94,7 +94,6 @@ export class MongoMonitorWatchdog {
       'MongoDB server monitor stuck (a heartbeat that never ends); connecting the client again',
     );
     try {
-      this.outstanding.clear();
       await this.client.close().catch(() => undefined);
       for (let attempt = 1; !this.stopped; attempt++) {
         try {

@@ -1,6 +1,8 @@
 import { MongoClient } from 'mongodb';
 import { MongoMonitorWatchdog } from '../../src/mongo';
 import { describeOnStore, infra, requireInfra, uniqueDbName } from '../../../../test/support/infra';
+import { TcpProxy } from '../../../../test/support/tcp-proxy';
+import { until } from '../../../../test/support/until';
 
 /**
  * The driver's server monitor, stuck as it gets after a server restart: its connection's socket is
@@ -20,22 +22,14 @@ function monitorOf(client: MongoClient): InternalMonitor {
   return server!.monitor;
 }
 
-async function until(cond: () => boolean, ms: number, what: string): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
-/** A client as connectMongo makes it (poll monitoring), with heartbeats counted. */
 interface Heartbeats {
   started: number;
   ended: number;
   lastEndedAt: number;
 }
-async function client(): Promise<{ client: MongoClient; heartbeats: () => Heartbeats }> {
-  const c = new MongoClient(infra.mongoUrl, {
+/** A client as connectMongo makes it (poll monitoring), with heartbeats counted. */
+async function client(url = infra.mongoUrl): Promise<{ client: MongoClient; heartbeats: () => Heartbeats }> {
+  const c = new MongoClient(url, {
     serverMonitoringMode: 'poll',
     heartbeatFrequencyMS: 1000,
     serverSelectionTimeoutMS: 2000,
@@ -52,7 +46,7 @@ async function client(): Promise<{ client: MongoClient; heartbeats: () => Heartb
   await c.connect();
   await c.db('admin').command({ ping: 1 });
   // the first poll check runs on the monitor's own connection
-  await until(() => n.ended >= 2 && monitorOf(c).connection !== null, 5000, 'a second heartbeat');
+  await until(() => n.ended >= 2 && monitorOf(c).connection !== null, 5000, 'a second heartbeat', 50);
   return { client: c, heartbeats: () => ({ ...n }) };
 }
 
@@ -62,7 +56,7 @@ async function client(): Promise<{ client: MongoClient; heartbeats: () => Heartb
  * minHeartbeatFrequencyMS (500 ms) ago, so it waits for that (the next regular one is 1 s after).
  */
 async function wedge(c: MongoClient, heartbeats: () => Heartbeats): Promise<void> {
-  await until(() => heartbeats().lastEndedAt > 0, 5000, 'a heartbeat');
+  await until(() => heartbeats().lastEndedAt > 0, 5000, 'a heartbeat', 50);
   const wait = heartbeats().lastEndedAt + 600 - Date.now();
   if (wait > 0) await new Promise((r) => setTimeout(r, wait));
   const monitor = monitorOf(c);
@@ -134,4 +128,55 @@ describeOnStore('mongodb', 'MongoDB server monitor watchdog', () => {
     expect(watchdog.running).toBe(false);
     expect(watchdog.check(Date.now() + 60_000)).toBe(false);
   }, 20_000);
+  /** A client that reaches the server through a proxy the test can cut, its watchdog quick. */
+  async function behindProxy() {
+    const target = new URL(infra.mongoUrl);
+    const proxy = new TcpProxy(target.hostname, Number(target.port || 27017));
+    await proxy.start();
+    const { client: c, heartbeats } = await client(
+      `mongodb://127.0.0.1:${proxy.port}/?directConnection=true`,
+    );
+    clients.push(c);
+    const logs: string[] = [];
+    const log = (_o: unknown, msg?: string) => void logs.push(String(msg));
+    const watchdog = new MongoMonitorWatchdog(c, {
+      stuckAfterMs: 1500,
+      intervalMs: 100,
+      retryMs: 200,
+      logger: { warn: log, error: log, info: log },
+    });
+    watchdogs.push(watchdog);
+    return { c, heartbeats, proxy, logs, watchdog };
+  }
+
+  it('keeps connecting again while the server is away, and is back as soon as it answers', async () => {
+    const { c, heartbeats, proxy, logs, watchdog } = await behindProxy();
+    await wedge(c, heartbeats);
+    await proxy.cut();
+    await until(() => logs.some((l) => /could not connect again yet/.test(l)), 15_000, 'a refused attempt');
+    expect(watchdog.recoveries).toBe(0);
+    await proxy.restore();
+    await until(() => watchdog.recoveries === 1, 15_000, 'the watchdog to connect the client again');
+    const coll = c.db(uniqueDbName('watchdog')).collection<{ n: number }>('things');
+    await coll.insertOne({ n: 1 });
+    expect(await coll.countDocuments()).toBe(1);
+    await coll.drop();
+    await proxy.cut();
+  }, 40_000);
+
+  it('stops connecting again once stopped (closeMongo at shutdown)', async () => {
+    const { c, heartbeats, proxy, logs, watchdog } = await behindProxy();
+    await wedge(c, heartbeats);
+    await proxy.cut();
+    await until(() => logs.some((l) => /could not connect again yet/.test(l)), 15_000, 'a refused attempt');
+    watchdog.stop();
+    await proxy.restore();
+    // the attempt under way may still end; after it, none more
+    await new Promise((r) => setTimeout(r, 3000));
+    const attempts = logs.filter((l) => /could not connect again yet|connected again/.test(l)).length;
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(logs.filter((l) => /could not connect again yet|connected again/.test(l)).length).toBe(attempts);
+    expect(watchdog.recoveries).toBe(0);
+    await proxy.cut();
+  }, 40_000);
 });
