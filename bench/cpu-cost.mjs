@@ -7,7 +7,10 @@
 // remains the side-by-side judge.
 //
 //   node bench/cpu-cost.mjs [--base http://127.0.0.1:8080] [--requests 4000] [--concurrency 16]
-//                           [--ops get,list,filter,create] [--docs 1000]
+//                           [--ops get,list,filter,create,login] [--docs 1000]
+//
+// login: email and password through the gateway, with the auth service's CPU in its own column
+// (argon2 runs on its libuv threads, counted there) and the PostgreSQL backends of both services.
 //
 // The gateway's per-IP limit must allow the run (bench/run.mjs raises it; or run the gateway with
 // RATE_LIMIT_GLOBAL_POINTS raised). Processes are found by the ports they listen on.
@@ -22,6 +25,7 @@ const { values: args } = parseArgs({
     base: { type: 'string' },
     via: { type: 'string' },
     data: { type: 'string' },
+    auth: { type: 'string' },
     requests: { type: 'string', default: '4000' },
     concurrency: { type: 'string', default: '16' },
     ops: { type: 'string', default: 'get,list,create' },
@@ -32,7 +36,8 @@ const env = readStackEnv();
 const BASE = args.base ?? env.BASE_URL ?? 'http://127.0.0.1:8080';
 /** Where the measured requests go (default: the gateway the project was set up through). */
 const VIA = args.via ?? BASE;
-const DATA = args.data ?? 'http://127.0.0.1:8082';
+const DATA = args.data ?? env.DATA_URL ?? 'http://127.0.0.1:8082';
+const AUTH = args.auth ?? env.AUTH_URL ?? 'http://127.0.0.1:8081';
 const REQUESTS = Number(args.requests);
 const CONCURRENCY = Number(args.concurrency);
 const OPS = args.ops.split(',');
@@ -56,12 +61,12 @@ function cpuSeconds(pid) {
   }
 }
 
-function postgresBackends(dataPid) {
-  // the backends whose client is the data service: their peer ports belong to its sockets
+function postgresBackends(clientPids) {
+  // the backends whose clients are these services: their peer ports belong to its sockets
   const out = execFileSync('ss', ['-tnpH', 'state', 'established', 'dport = :5432'], { encoding: 'utf8' });
   const ports = out
     .split('\n')
-    .filter((l) => l.includes(`pid=${dataPid},`))
+    .filter((l) => clientPids.some((pid) => l.includes(`pid=${pid},`)))
     .map((l) => l.trim().split(/\s+/)[2].split(':').pop());
   const server = execFileSync('ss', ['-tnpH', 'state', 'established', 'sport = :5432'], {
     encoding: 'utf8',
@@ -132,9 +137,34 @@ for (let i = 0; i < DOCS; i += 50) {
   for (const d of batch) ids.push(d.data?._id ?? d._id);
 }
 
+/** Users for the login op (its account throttle clears on success; 10 share the load). */
+const USERS = 10;
+const PASSWORD = 'cpu-cost-password-1';
+const emails = [];
+if (OPS.includes('login')) {
+  for (let u = 0; u < USERS; u++) {
+    const email = `cpu-cost-${u}@example.com`;
+    await json(
+      'POST',
+      '/api/userAuth/signup',
+      { 'x-api-key': project.publishableKey },
+      { email, password: PASSWORD },
+      [201],
+    );
+    emails.push(email);
+  }
+}
+
 const gatewayPid = pidOnPort(new URL(VIA).port || 80);
 const dataPid = pidOnPort(new URL(DATA).port);
+const authPid = pidOnPort(new URL(AUTH).port);
+const opHeaders = { login: { 'x-api-key': project.publishableKey } };
 const ops = {
+  login: (i) => [
+    'POST',
+    '/api/userAuth/login',
+    JSON.stringify({ email: emails[i % USERS], password: PASSWORD }),
+  ],
   get: (i) => ['GET', `/api/data/items/${ids[i % ids.length]}`],
   list: () => ['GET', '/api/data/items?sort=-createdAt&limit=20'],
   filter: (i) => ['GET', `/api/data/items?tag=tag${i % 100}&sort=-createdAt&limit=20`],
@@ -142,7 +172,7 @@ const ops = {
 };
 
 console.log(
-  `${VIA} (gateway pid ${gatewayPid}, data pid ${dataPid}); ${REQUESTS} requests per op, ` +
+  `${VIA} (gateway pid ${gatewayPid}, data pid ${dataPid}, auth pid ${authPid}); ${REQUESTS} requests per op, ` +
     `${CONCURRENCY} in flight; CPU microseconds per request`,
 );
 /** Redis (the gateway's limits) and NATS (the events of writes), when they answer on this machine. */
@@ -168,12 +198,15 @@ function allPostgres() {
   }
 }
 
-console.log('op      gateway    data  postgres   redis    nats   total   wall req/s   statuses   (pg all)');
+console.log(
+  'op      gateway    data    auth  postgres   redis    nats   total   wall req/s   statuses   (pg all)',
+);
 for (const op of OPS) {
-  const backends = postgresBackends(dataPid);
+  const backends = postgresBackends([dataPid, authPid]);
   const pids = {
     gateway: [gatewayPid],
     data: [dataPid],
+    auth: [authPid],
     postgres: backends,
     redis: redisPids,
     nats: natsPids,
@@ -189,7 +222,13 @@ for (const op of OPS) {
     Array.from({ length: CONCURRENCY }, async () => {
       while (next < REQUESTS) {
         const [method, path, body] = ops[op](next++);
-        const r = await request(method, path, { ...key, 'content-type': 'application/json' }, body, VIA);
+        const r = await request(
+          method,
+          path,
+          { ...(opHeaders[op] ?? key), 'content-type': 'application/json' },
+          body,
+          VIA,
+        );
         statuses[r.status] = (statuses[r.status] ?? 0) + 1;
       }
     }),
@@ -206,7 +245,7 @@ for (const op of OPS) {
   const pgAll =
     (allPostgres().reduce((s, p) => s + cpuSeconds(p) - (pgBefore.get(p) ?? 0), 0) * 1e6) / REQUESTS;
   console.log(
-    `${op.padEnd(7)} ${per.gateway.toFixed(0).padStart(7)} ${per.data.toFixed(0).padStart(7)} ` +
+    `${op.padEnd(7)} ${per.gateway.toFixed(0).padStart(7)} ${per.data.toFixed(0).padStart(7)} ${per.auth.toFixed(0).padStart(7)} ` +
       `${per.postgres.toFixed(0).padStart(9)} ${per.redis.toFixed(0).padStart(7)} ${per.nats.toFixed(0).padStart(7)} ` +
       `${total.toFixed(0).padStart(7)} ` +
       `${(REQUESTS / seconds).toFixed(0).padStart(10)}   ${JSON.stringify(statuses)}   (${pgAll.toFixed(0)})`,

@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
 import { randomFillSync } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { Pool } from 'undici';
+import { Pool, type Dispatcher } from 'undici';
 import {
   ASSERTION_HEADER,
   errors,
@@ -95,62 +95,56 @@ export class Upstream {
     });
   }
 
-  async forward(ex: Exchange, opts: ForwardOptions): Promise<void> {
-    const { req, res } = ex;
-    const headers = this.requestHeaders(ex, req.headers, opts);
-    const abort = new AbortController();
-    const onClose = (): void => {
-      if (!res.writableFinished) abort.abort();
-    };
-    res.once('close', onClose);
+  /**
+   * Streams the request to the service and its answer back through the pool's dispatch API (no
+   * Readable, AbortController or AsyncResource per request as `request` makes: a quarter of the
+   * gateway's CPU on a small answer). Returns once the request is on its way; the answer follows.
+   */
+  forward(ex: Exchange, opts: ForwardOptions): void {
+    const { req } = ex;
     const hasBody =
       req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined;
-    const started = performance.now();
-    let answer;
-    try {
-      answer = await this.pool.request({
+    this.pool.dispatch(
+      {
         method: req.method as 'GET',
         path: req.url ?? '/',
-        headers,
+        headers: this.requestHeaders(ex, req.headers, opts),
         body: hasBody ? req : null,
-        signal: abort.signal,
-      });
-    } catch (err) {
-      res.off('close', onClose);
-      if (abort.signal.aborted) return; // the client went away
-      const failure = upstreamFailure((err as NodeJS.ErrnoException).code);
-      this.observer?.upstreamFailed(this.service, failure);
-      const mapped = answerFor(failure);
-      this.logger.warn(
-        {
-          err,
-          service: this.service,
-          requestId: ex.id,
-          projectId: ex.project?.projectId,
-          status: mapped.status,
-        },
-        'upstream error',
-      );
-      sendError(ex, mapped);
-      return;
-    }
-    opts.onResponse?.(answer.statusCode);
-    res.writeHead(answer.statusCode, responseHeaders(answer.headers));
-    const body = answer.body;
-    const status = answer.statusCode;
-    body.on('error', (err) => {
-      this.logger.warn(
-        { err, service: this.service, requestId: ex.id, projectId: ex.project?.projectId },
-        'upstream answer broke off',
-      );
-      if (!abort.signal.aborted) this.observer?.upstreamFailed(this.service, 'broken');
-      res.destroy();
-    });
-    body.on('end', () => {
-      res.off('close', onClose);
-      this.observer?.upstreamAnswered(this.service, status, (performance.now() - started) / 1000);
-    });
-    body.pipe(res);
+      },
+      new Forwarding(this, ex, opts),
+    );
+  }
+
+  /** A request got no answer: counted, logged, answered 503, 504 or 502. */
+  failed(ex: Exchange, err: unknown): void {
+    const failure = upstreamFailure((err as NodeJS.ErrnoException).code);
+    this.observer?.upstreamFailed(this.service, failure);
+    const mapped = answerFor(failure);
+    this.logger.warn(
+      {
+        err,
+        service: this.service,
+        requestId: ex.id,
+        projectId: ex.project?.projectId,
+        status: mapped.status,
+      },
+      'upstream error',
+    );
+    sendError(ex, mapped);
+  }
+
+  /** An answer that had started broke off: the client's connection is cut, as the answer was. */
+  brokeOff(ex: Exchange, err: unknown, clientGone: boolean): void {
+    this.logger.warn(
+      { err, service: this.service, requestId: ex.id, projectId: ex.project?.projectId },
+      'upstream answer broke off',
+    );
+    if (!clientGone) this.observer?.upstreamFailed(this.service, 'broken');
+    ex.res.destroy();
+  }
+
+  answered(status: number, started: number): void {
+    this.observer?.upstreamAnswered(this.service, status, (performance.now() - started) / 1000);
   }
 
   /**
@@ -215,6 +209,68 @@ export class Upstream {
     );
     if (incoming.host && !incoming['x-forwarded-host']) out['x-forwarded-host'] = incoming.host;
     return out;
+  }
+}
+
+/**
+ * One forwarded exchange, as undici's dispatch handler: the answer's status and headers are
+ * written when they arrive, its body chunks as they come (the upstream paused while the client
+ * is slow to read), and a client that goes away aborts the upstream request.
+ */
+class Forwarding implements Dispatcher.DispatchHandler {
+  private controller: Dispatcher.DispatchController | undefined;
+  private readonly started = performance.now();
+  private status = 0;
+  private clientGone = false;
+  private readonly onClose = (): void => {
+    if (this.ex.res.writableFinished) return;
+    this.clientGone = true;
+    this.controller?.abort(new Error('client went away'));
+  };
+  private readonly onDrain = (): void => this.controller?.resume();
+
+  constructor(
+    private readonly upstream: Upstream,
+    private readonly ex: Exchange,
+    private readonly opts: ForwardOptions,
+  ) {
+    ex.res.once('close', this.onClose);
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+    if (this.clientGone) controller.abort(new Error('client went away'));
+  }
+
+  onResponseStart(
+    controller: Dispatcher.DispatchController,
+    statusCode: number,
+    headers: IncomingHttpHeaders,
+  ): void {
+    if (statusCode < 200) return; // informational: this server speaks for itself
+    this.status = statusCode;
+    this.opts.onResponse?.(statusCode);
+    this.ex.res.writeHead(statusCode, responseHeaders(headers));
+  }
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.ex.res.write(chunk)) return;
+    controller.pause();
+    this.ex.res.once('drain', this.onDrain);
+  }
+
+  onResponseEnd(): void {
+    this.ex.res.off('close', this.onClose);
+    this.ex.res.end();
+    this.upstream.answered(this.status, this.started);
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController | undefined, err: Error): void {
+    const { res } = this.ex;
+    res.off('close', this.onClose);
+    res.off('drain', this.onDrain);
+    if (this.status !== 0) this.upstream.brokeOff(this.ex, err, this.clientGone);
+    else if (!this.clientGone) this.upstream.failed(this.ex, err);
   }
 }
 

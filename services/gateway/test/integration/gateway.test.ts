@@ -14,6 +14,7 @@ import {
   type Closer,
 } from '@baas/common';
 import { requireInfra, infra } from '../../../../test/support/infra';
+import { until } from '../../../../test/support/until';
 import { openTestStore, type TestStore } from '../../../auth/test/integration/harness';
 import { loadAuthConfig } from '../../../auth/src/config';
 import { wireAuth } from '../../../auth/src/wiring';
@@ -52,7 +53,7 @@ async function listen(handler: http.RequestListener): Promise<string> {
   return `http://127.0.0.1:${(s.address() as AddressInfo).port}`;
 }
 
-function gatewayWith(opts: {
+function gatewayAppWith(opts: {
   points?: number;
   redisClient?: Redis;
   data?: string;
@@ -61,6 +62,7 @@ function gatewayWith(opts: {
   storage?: string;
   prefix?: string;
   nats?: boolean;
+  upstreamTimeoutMs?: number;
 }) {
   const directory = new CachedProjectDirectory(new AuthProjectDirectory(authUrl, keys.privateKey), 60_000);
   const consoleSessions = new CachedConsoleSessions(new AuthConsoleSessions(authUrl, keys.privateKey));
@@ -85,8 +87,12 @@ function gatewayWith(opts: {
       storage: opts.storage ?? 'http://127.0.0.1:1',
       mail: echoUrl,
     },
-    upstreamTimeoutMs: 500,
-  }).app;
+    upstreamTimeoutMs: opts.upstreamTimeoutMs ?? 500,
+  });
+}
+
+function gatewayWith(opts: Parameters<typeof gatewayAppWith>[0]) {
+  return gatewayAppWith(opts).app;
 }
 
 let authUrl: string;
@@ -480,5 +486,118 @@ describe('gateway (real Redis, NATS, auth service)', () => {
       { authorization: `Bearer ${adminToken}` },
     );
     expect(missing.status).toBe(404);
+  });
+});
+
+/** A GET through `base` with the project's key, read as raw bytes (node:http: the socket is ours). */
+function rawGet(
+  base: string,
+  path: string,
+  key: string,
+  onResponse?: (res: http.IncomingMessage, req: http.ClientRequest) => void,
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const req = http.get(
+      `${base}${path}`,
+      { headers: { 'x-api-key': key, 'x-forwarded-for': '10.0.0.9' } },
+      (res) => {
+        onResponse?.(res, req);
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }),
+        );
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+  });
+}
+
+async function upstreamErrors(gw: ReturnType<typeof gatewayAppWith>, reason: string): Promise<number> {
+  const text = await gw.metrics.registry.metrics();
+  const line = text
+    .split('\n')
+    .find(
+      (l) =>
+        l.startsWith(`baas_upstream_errors_total{`) &&
+        l.includes(`target="data"`) &&
+        l.includes(`reason="${reason}"`),
+    );
+  return Number(line?.split(' ').pop() ?? NaN);
+}
+
+describe('gateway answers streamed from a service', () => {
+  it('passes a large answer through to a client that reads slowly, byte for byte, and its headers as sent', async () => {
+    const big = randomBytes(8 * 1024 * 1024);
+    const upstream = await listen((_req, res) => {
+      res.setHeader('content-type', 'application/octet-stream');
+      res.setHeader('set-cookie', ['a=1; Path=/', 'b=2; Path=/']);
+      res.setHeader('x-custom', 'kept');
+      res.setHeader('keep-alive', 'timeout=77'); // hop-by-hop: the gateway's own connection decides
+      res.end(big);
+    });
+    const gw = gatewayAppWith({ data: upstream });
+    const base = await listen(gw.app);
+    const p = await newProject();
+    let pauses = 0;
+    const r = await rawGet(base, '/api/data/big', p.secretKey, (res) => {
+      // read in bursts: the gateway's writes fill the socket and it must wait for drain
+      res.pause();
+      const tick = setInterval(() => {
+        pauses++;
+        res.resume();
+        setTimeout(() => res.pause(), 2);
+      }, 20);
+      res.on('end', () => clearInterval(tick));
+      res.on('close', () => clearInterval(tick));
+    });
+    expect(r.status).toBe(200);
+    expect(pauses).toBeGreaterThan(0);
+    expect(r.body.equals(big)).toBe(true);
+    expect(r.headers['set-cookie']).toEqual(['a=1; Path=/', 'b=2; Path=/']);
+    expect(r.headers['x-custom']).toBe('kept');
+    expect(r.headers['keep-alive']).not.toBe('timeout=77');
+    expect(await upstreamErrors(gw, 'broken')).toBe(0);
+  });
+
+  it("cuts the client off when the service's answer breaks off midway, and counts it as broken", async () => {
+    const upstream = await listen((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '1000' });
+      res.write('{"partial":');
+      setTimeout(() => res.socket?.destroy(), 50);
+    });
+    const gw = gatewayAppWith({ data: upstream });
+    const base = await listen(gw.app);
+    const p = await newProject();
+    await expect(rawGet(base, '/api/data/cut', p.secretKey)).rejects.toThrow();
+    await until(async () => (await upstreamErrors(gw, 'broken')) === 1, 5000, 'the broken answer counted');
+  });
+
+  it('aborts the request to the service when the client goes away before the answer ends', async () => {
+    let upstreamClosed: Promise<boolean> | undefined;
+    const upstream = await listen((req, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.write('first part');
+      // the rest would come much later: the client leaves before
+      const later = setTimeout(() => res.end('rest'), 10_000);
+      upstreamClosed = new Promise((resolve) =>
+        res.on('close', () => {
+          clearTimeout(later);
+          resolve(!res.writableFinished);
+        }),
+      );
+    });
+    // a timeout far beyond the test's: only the client's leaving can end the request
+    const gw = gatewayAppWith({ data: upstream, upstreamTimeoutMs: 60_000 });
+    const base = await listen(gw.app);
+    const p = await newProject();
+    await expect(
+      rawGet(base, '/api/data/slow', p.secretKey, (res, req) => res.once('data', () => req.destroy())),
+    ).rejects.toThrow();
+    await until(() => upstreamClosed !== undefined, 5000, 'the request at the service');
+    // the gateway closed its request to the service instead of waiting for the rest
+    expect(await upstreamClosed).toBe(true);
+    expect(await upstreamErrors(gw, 'broken')).toBe(0);
   });
 });
