@@ -189,7 +189,7 @@ export function createApp(deps: GatewayDeps): GatewayApp {
     const upstream = upstreams.get(route.service);
     if (!upstream) return sendError(ex, errors.routeNotFound());
     const assertion = await issuer.issue(route.service, claims, ex.project);
-    upstream.forward(ex, {
+    await upstream.forward(ex, {
       assertion,
       dropAuthorization: admin,
       dropConsoleCookie: route.prefix !== CONSOLE_API && !route.prefix.startsWith(`${CONSOLE_API}/`),

@@ -1,4 +1,4 @@
-import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import { randomFillSync } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { Pool, type Dispatcher } from 'undici';
@@ -55,6 +55,32 @@ function traceparent(): string {
   return `00-${tracePool.toString('hex', at, at + 16)}-${tracePool.toString('hex', at + 16, at + 24)}-01`;
 }
 
+/** Request bodies of a known length up to this are read whole before they are forwarded. */
+export const BUFFERED_BODY_BYTES = 64 * 1024;
+
+/** The length of a body small enough to read whole, or undefined to stream it (or no body). */
+function smallBodyLength(headers: IncomingHttpHeaders): number | undefined {
+  const length = headers['content-length'];
+  if (length === undefined || headers['transfer-encoding'] !== undefined || !/^\d{1,6}$/.test(length))
+    return undefined;
+  const n = Number(length);
+  return n > 0 && n <= BUFFERED_BODY_BYTES ? n : undefined;
+}
+
+/** The body (node's parser stops at Content-Length), or undefined when the client went away first. */
+function readWhole(req: IncomingMessage, length: number): Promise<Buffer | undefined> {
+  return new Promise((resolve) => {
+    const body = Buffer.allocUnsafe(length);
+    let at = 0;
+    req.on('data', (chunk: Buffer) => {
+      at += chunk.copy(body, at);
+    });
+    req.once('end', () => resolve(at === length ? body : undefined));
+    req.once('error', () => resolve(undefined));
+    req.once('close', () => resolve(undefined)); // after 'end' this changes nothing
+  });
+}
+
 function appendForwarded(value: string | string[] | undefined, add: string): string {
   const prior = Array.isArray(value) ? value.join(', ') : value;
   return prior ? `${prior}, ${add}` : add;
@@ -96,20 +122,32 @@ export class Upstream {
   }
 
   /**
-   * Streams the request to the service and its answer back through the pool's dispatch API (no
-   * Readable, AbortController or AsyncResource per request as `request` makes: a quarter of the
-   * gateway's CPU on a small answer). Returns once the request is on its way; the answer follows.
+   * Forwards the request to the service and streams its answer back through the pool's dispatch
+   * API (no Readable, AbortController or AsyncResource per request as `request` makes: a fifth of
+   * the gateway's CPU on a small answer). A body of known length up to BUFFERED_BODY_BYTES is read
+   * whole first and sent in one write; a larger or chunked one is streamed. Returns once the
+   * request is on its way; the answer follows.
    */
-  forward(ex: Exchange, opts: ForwardOptions): void {
+  async forward(ex: Exchange, opts: ForwardOptions): Promise<void> {
     const { req } = ex;
-    const hasBody =
-      req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined;
+    let body: Buffer | IncomingMessage | null = null;
+    const small = smallBodyLength(req.headers);
+    if (small !== undefined) {
+      const whole = await readWhole(req, small);
+      if (!whole) return; // the client went away before its body was in
+      body = whole;
+    } else if (
+      req.headers['content-length'] !== undefined ||
+      req.headers['transfer-encoding'] !== undefined
+    ) {
+      body = req;
+    }
     this.pool.dispatch(
       {
         method: req.method as 'GET',
         path: req.url ?? '/',
         headers: this.requestHeaders(ex, req.headers, opts),
-        body: hasBody ? req : null,
+        body,
       },
       new Forwarding(this, ex, opts),
     );

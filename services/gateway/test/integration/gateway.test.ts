@@ -22,6 +22,7 @@ import { adminProjectRoutes } from '../../../auth/src/http/admin-projects.routes
 import { internalRoutes } from '../../../auth/src/http/internal.routes';
 import { NatsCacheInvalidator } from '../../../auth/src/adapters/nats-cache-invalidator';
 import { createApp } from '../../src/app';
+import { BUFFERED_BODY_BYTES } from '../../src/http/upstream';
 import { AuthProjectDirectory } from '../../src/adapters/auth-project-directory';
 import { CachedProjectDirectory } from '../../src/domain/cached-project-directory';
 import { RedisRateLimiter } from '../../src/adapters/redis-rate-limiter';
@@ -599,5 +600,94 @@ describe('gateway answers streamed from a service', () => {
     // the gateway closed its request to the service instead of waiting for the rest
     expect(await upstreamClosed).toBe(true);
     expect(await upstreamErrors(gw, 'broken')).toBe(0);
+  });
+
+  /**
+   * POSTs `body` in two halves 300 ms apart (chunked when `withLength` is false); resolves with when
+   * the service saw the request start, relative to the second half's write, and what it got.
+   */
+  async function postInHalves(key: string, body: Buffer, withLength = true) {
+    let seenAt = 0;
+    let got: { body: Buffer; headers: http.IncomingHttpHeaders } | undefined;
+    const upstream = await listen((req, res) => {
+      seenAt = Date.now();
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        got = { body: Buffer.concat(chunks), headers: req.headers };
+        res.end('{}');
+      });
+    });
+    const gw = gatewayAppWith({ data: upstream, upstreamTimeoutMs: 10_000 });
+    const gwBase = await listen(gw.app);
+    let secondAt = 0;
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = http.request(`${gwBase}/api/data/bodies`, {
+        method: 'POST',
+        headers: {
+          'x-api-key': key,
+          'x-forwarded-for': '10.0.0.8',
+          'content-type': 'application/octet-stream',
+          ...(withLength ? { 'content-length': String(body.length) } : {}),
+        },
+      });
+      req.on('response', (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      });
+      req.on('error', reject);
+      const half = Math.floor(body.length / 2);
+      req.write(body.subarray(0, half));
+      setTimeout(() => {
+        secondAt = Date.now();
+        req.end(body.subarray(half));
+      }, 300);
+    });
+    return { status, got, seenBeforeSecondHalf: seenAt < secondAt };
+  }
+
+  it('reads a body of known length up to the buffering limit whole before forwarding it, and streams one past it', async () => {
+    const p = await newProject();
+    const atLimit = randomBytes(BUFFERED_BODY_BYTES);
+    const a = await postInHalves(p.secretKey, atLimit);
+    expect(a.status).toBe(200);
+    expect(a.got?.body.equals(atLimit)).toBe(true);
+    expect(a.got?.headers['content-length']).toBe(String(BUFFERED_BODY_BYTES));
+    expect(a.seenBeforeSecondHalf).toBe(false); // held until whole
+    const past = randomBytes(BUFFERED_BODY_BYTES + 1);
+    const b = await postInHalves(p.secretKey, past);
+    expect(b.status).toBe(200);
+    expect(b.got?.body.equals(past)).toBe(true);
+    expect(b.got?.headers['content-length']).toBe(String(BUFFERED_BODY_BYTES + 1));
+    expect(b.seenBeforeSecondHalf).toBe(true); // streamed
+    const chunked = randomBytes(1000);
+    const c = await postInHalves(p.secretKey, chunked, false);
+    expect(c.status).toBe(200);
+    expect(c.got?.body.equals(chunked)).toBe(true);
+    expect(c.seenBeforeSecondHalf).toBe(true); // no length: streamed
+  });
+
+  it('forwards nothing when the client goes away before its body is in', async () => {
+    let requests = 0;
+    const upstream = await listen((req, res) => {
+      requests++;
+      req.resume();
+      req.on('end', () => res.end('{}'));
+    });
+    const gw = gatewayAppWith({ data: upstream });
+    const base = await listen(gw.app);
+    const p = await newProject();
+    await new Promise<void>((resolve) => {
+      const req = http.request(`${base}/api/data/gone`, {
+        method: 'POST',
+        headers: { 'x-api-key': p.secretKey, 'x-forwarded-for': '10.0.0.7', 'content-length': '1000' },
+      });
+      req.on('error', () => resolve());
+      req.write(Buffer.alloc(100));
+      setTimeout(() => req.destroy(), 200);
+    });
+    await new Promise((r) => setTimeout(r, 200));
+    expect(requests).toBe(0);
+    expect(await upstreamErrors(gw, 'reset')).toBe(0);
   });
 });
