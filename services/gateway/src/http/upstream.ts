@@ -259,6 +259,10 @@ class Forwarding implements Dispatcher.DispatchHandler {
   private controller: Dispatcher.DispatchController | undefined;
   private readonly started = performance.now();
   private status = 0;
+  /** Bytes of the answer's Content-Length still to come (-1: no length, streamed to its end). */
+  private remaining = -1;
+  /** The client's answer is ended (its last bytes came with the length's last). */
+  private ended = false;
   private clientGone = false;
   private readonly onClose = (): void => {
     if (this.ex.res.writableFinished) return;
@@ -288,18 +292,30 @@ class Forwarding implements Dispatcher.DispatchHandler {
     if (statusCode < 200) return; // informational: this server speaks for itself
     this.status = statusCode;
     this.opts.onResponse?.(statusCode);
+    const length = headers['content-length'];
+    this.remaining = typeof length === 'string' && /^\d{1,15}$/.test(length) ? Number(length) : -1;
     this.ex.res.writeHead(statusCode, responseHeaders(headers));
   }
 
   onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
-    if (this.ex.res.write(chunk)) return;
+    const { res } = this.ex;
+    if (this.remaining >= 0 && (this.remaining -= chunk.length) === 0) {
+      // the last bytes: sent with the end (a small answer leaves in one write, headers and all)
+      res.off('close', this.onClose);
+      this.ended = true;
+      res.end(chunk);
+      return;
+    }
+    if (res.write(chunk)) return;
     controller.pause();
-    this.ex.res.once('drain', this.onDrain);
+    res.once('drain', this.onDrain);
   }
 
   onResponseEnd(): void {
-    this.ex.res.off('close', this.onClose);
-    this.ex.res.end();
+    if (!this.ended) {
+      this.ex.res.off('close', this.onClose);
+      this.ex.res.end();
+    }
     this.upstream.answered(this.status, this.started);
   }
 
@@ -307,6 +323,7 @@ class Forwarding implements Dispatcher.DispatchHandler {
     const { res } = this.ex;
     res.off('close', this.onClose);
     res.off('drain', this.onDrain);
+    if (this.ended) return; // the client has the whole answer
     if (this.status !== 0) this.upstream.brokeOff(this.ex, err, this.clientGone);
     else if (!this.clientGone) this.upstream.failed(this.ex, err);
   }

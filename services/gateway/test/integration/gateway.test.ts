@@ -562,6 +562,33 @@ describe('gateway answers streamed from a service', () => {
     expect(await upstreamErrors(gw, 'broken')).toBe(0);
   });
 
+  it('passes an answer without a length (chunked) through to its end, and a HEAD answer without its body', async () => {
+    const upstream = await listen((req, res) => {
+      if (req.method === 'HEAD') {
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': '42' });
+        res.end();
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.write('one,');
+      setTimeout(() => res.end('two'), 50);
+    });
+    const gw = gatewayAppWith({ data: upstream });
+    const base = await listen(gw.app);
+    const p = await newProject();
+    const r = await rawGet(base, '/api/data/chunked', p.secretKey);
+    expect(r.status).toBe(200);
+    expect(r.headers['transfer-encoding']).toBe('chunked');
+    expect(r.body.toString()).toBe('one,two');
+    const head = await fetch(`${base}/api/data/chunked`, {
+      method: 'HEAD',
+      headers: { 'x-api-key': p.secretKey, 'x-forwarded-for': '10.0.0.9' },
+    });
+    expect(head.status).toBe(200);
+    expect(head.headers.get('content-length')).toBe('42');
+    expect(await upstreamErrors(gw, 'broken')).toBe(0);
+  });
+
   it("cuts the client off when the service's answer breaks off midway, and counts it as broken", async () => {
     const upstream = await listen((_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': '1000' });
