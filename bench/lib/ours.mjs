@@ -65,6 +65,8 @@ export async function ensureStack(store = 'postgres') {
     RATE_LIMIT_AUTH_POINTS: String(RAISED_POINTS),
   };
   const before = readStackEnv();
+  // `up` leaves .stack/mode until `down`: a stack someone brought up stays up after the bench
+  const wasUp = fs.existsSync(`${ROOT}/.stack/mode`);
   if (before.BASE_URL && storeOf(before) !== store && (await answers(`${before.BASE_URL}/readyz`))) {
     throw new Error(
       `the running stack is on ${storeOf(before)}, not ${store}: bring it up with BAAS_STORE=${store} first (the bench does not switch a running stack)`,
@@ -84,7 +86,9 @@ export async function ensureStack(store = 'postgres') {
   return {
     env: readStackEnv(),
     restore: () => {
-      if (restarted) stack('restart', { BAAS_STORE: store });
+      // a stack the bench brought up is stopped (it runs with the bench's raised limits)
+      if (!wasUp) stack('down');
+      else if (restarted) stack('restart', { BAAS_STORE: store });
     },
   };
 }
