@@ -87,9 +87,8 @@ describeOnStore('mongodb', 'MongoDB server monitor watchdog', () => {
     expect(heartbeats().started).toBe(at.started);
   }, 20_000);
 
-  it('connects the client again when a heartbeat outlives stuckAfterMs, and the same collection works after it', async () => {
-    const { client: c, heartbeats } = await client();
-    clients.push(c);
+  /** A watchdog that acts fast (stuck after 1.5 s), its log lines kept. */
+  function quickWatchdog(c: MongoClient) {
     const logs: string[] = [];
     const log = (_o: unknown, msg?: string) => void logs.push(String(msg));
     const watchdog = new MongoMonitorWatchdog(c, {
@@ -99,6 +98,13 @@ describeOnStore('mongodb', 'MongoDB server monitor watchdog', () => {
       logger: { warn: log, error: log, info: log },
     });
     watchdogs.push(watchdog);
+    return { logs, watchdog };
+  }
+
+  it('connects the client again when a heartbeat outlives stuckAfterMs, and the same collection works after it', async () => {
+    const { client: c, heartbeats } = await client();
+    clients.push(c);
+    const { logs, watchdog } = quickWatchdog(c);
     const coll = c.db(uniqueDbName('watchdog')).collection<{ n: number }>('things');
     await coll.insertOne({ n: 1 });
 
@@ -128,7 +134,7 @@ describeOnStore('mongodb', 'MongoDB server monitor watchdog', () => {
     expect(watchdog.running).toBe(false);
     expect(watchdog.check(Date.now() + 60_000)).toBe(false);
   }, 20_000);
-  /** A client that reaches the server through a proxy the test can cut, its watchdog quick. */
+  /** A client that reaches the server through a proxy the test can cut, with a quick watchdog. */
   async function behindProxy() {
     const target = new URL(infra.mongoUrl);
     const proxy = new TcpProxy(target.hostname, Number(target.port || 27017));
@@ -137,16 +143,7 @@ describeOnStore('mongodb', 'MongoDB server monitor watchdog', () => {
       `mongodb://127.0.0.1:${proxy.port}/?directConnection=true`,
     );
     clients.push(c);
-    const logs: string[] = [];
-    const log = (_o: unknown, msg?: string) => void logs.push(String(msg));
-    const watchdog = new MongoMonitorWatchdog(c, {
-      stuckAfterMs: 1500,
-      intervalMs: 100,
-      retryMs: 200,
-      logger: { warn: log, error: log, info: log },
-    });
-    watchdogs.push(watchdog);
-    return { c, heartbeats, proxy, logs, watchdog };
+    return { c, heartbeats, proxy, ...quickWatchdog(c) };
   }
 
   it('keeps connecting again while the server is away, and is back as soon as it answers', async () => {
