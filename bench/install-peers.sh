@@ -3,6 +3,8 @@
 #
 #   pocketbase    github.com/pocketbase/pocketbase/examples/base  v0.36.8  (Go; its own SQLite)
 #   parse-server  npm parse-server 9.9.0 (engines: node >=20.19 <21 || >=22.12 <23 || >=24.11 <25)
+#   vegeta        github.com/tsenart/vegeta/v12                  v12.13.0 (Go; the open-loop load
+#                 generator of the fixed-rate runs, bench/lib/paced.mjs)
 #
 # into ${BAAS_BENCH_DIR:-$HOME/.cache/baas-bench}: bin/pocketbase and parse/node_modules. A marker
 # next to each records what was installed; a matching marker means nothing to do. PocketBase is
@@ -15,6 +17,8 @@ PB_MODULE=github.com/pocketbase/pocketbase
 PB_VERSION=v0.36.8
 PB_PACKAGE=$PB_MODULE/examples/base
 PARSE_VERSION=9.9.0
+VEGETA_MODULE=github.com/tsenart/vegeta/v12
+VEGETA_VERSION=v12.13.0
 
 DIR="${BAAS_BENCH_DIR:-${HOME:-/tmp}/.cache/baas-bench}"
 BIN="$DIR/bin"
@@ -79,6 +83,22 @@ install_parse() {
   printf '%s\n' "$PARSE_VERSION" >"$marker"
 }
 
+install_vegeta() {
+  local want="$VEGETA_MODULE@$VEGETA_VERSION" marker="$BIN/.vegeta.version"
+  if [ -x "$BIN/vegeta" ] && [ "$(cat "$marker" 2>/dev/null)" = "$want" ]; then
+    log "vegeta $VEGETA_VERSION: present ($BIN/vegeta)"
+    return 0
+  fi
+  local go
+  go="$(find_go)" || die "Go is needed to build vegeta (put go on PATH, or /usr/local/go/bin/go)"
+  log "vegeta $VEGETA_VERSION: go install $want"
+  (cd "${TMPDIR:-/tmp}" && GOBIN="$BIN" CGO_ENABLED=0 GOFLAGS="-trimpath -buildvcs=false" "$go" install "$want") ||
+    die "go install $want failed (see the Go output above)"
+  printf '%s\n' "$want" >"$marker"
+  log "vegeta $VEGETA_VERSION: built $BIN/vegeta"
+}
+
 install_pocketbase
 install_parse
+install_vegeta
 log "peers ready in $DIR"

@@ -30,6 +30,7 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { TAGS } from './lib/http.mjs';
 import { LOAD, measure } from './lib/load.mjs';
+import { measureAtRate } from './lib/paced.mjs';
 import { authArgon2Params, rawArgon2 } from './lib/argon2-raw.mjs';
 import { createOurProject, ensureStack, readStackEnv } from './lib/ours.mjs';
 import { dropParseDatabase, startParse } from './lib/parse.mjs';
@@ -165,8 +166,11 @@ const watchdog = setTimeout(
 );
 process.on('SIGINT', () => void finish(new Error('interrupted')).then(() => process.exit(130)));
 
+// extra.rate: open-loop at that many requests per second (vegeta) instead of closed-loop autocannon
 const run = async (label, scenario, extra = {}) => {
-  const r = await measure(scenario, { ...cfg.load, ...extra });
+  const r = extra.rate
+    ? await measureAtRate(scenario, { ...cfg.load, rate: extra.rate })
+    : await measure(scenario, { ...cfg.load, ...extra });
   log(
     `${label.padEnd(40)} ${r.rps.toFixed(0).padStart(6)} req/s  p50 ${r.latencyMs.p50.toFixed(1)} ms  ` +
       `p99 ${r.latencyMs.p99.toFixed(1)} ms  non-2xx ${r.non2xx}  errors ${r.errors}`,

@@ -41,7 +41,7 @@ function requestsFor(scenario) {
   ];
 }
 
-function run(scenario, seconds, maxRequests, overallRate) {
+function run(scenario, seconds, maxRequests) {
   return autocannon({
     url: scenario.baseUrl,
     headers: scenario.headers,
@@ -50,7 +50,6 @@ function run(scenario, seconds, maxRequests, overallRate) {
     timeout: LOAD.timeout,
     duration: seconds,
     maxOverallRequests: Math.min(maxRequests, scenario.maxRequests ?? Infinity),
-    ...(overallRate ? { overallRate } : {}),
     requests: requestsFor(scenario),
   });
 }
@@ -74,12 +73,11 @@ function summarize(r) {
 
 /**
  * Warm-up (discarded, but its non-2xx are kept for the report; skipped when warmupSeconds is 0),
- * then the measured run. `overallRate` (req/s over all connections) turns the run into a
- * fixed-rate one, for latency at equal load.
+ * then the measured run, as fast as the system answers (closed loop: latency at a fixed rate is
+ * measured open-loop by paced.mjs).
  */
-export async function measure(scenario, { warmupSeconds, seconds, maxRequests, overallRate }) {
-  const warm =
-    warmupSeconds > 0 ? summarize(await run(scenario, warmupSeconds, maxRequests, overallRate)) : null;
-  const result = summarize(await run(scenario, seconds, maxRequests, overallRate));
+export async function measure(scenario, { warmupSeconds, seconds, maxRequests }) {
+  const warm = warmupSeconds > 0 ? summarize(await run(scenario, warmupSeconds, maxRequests)) : null;
+  const result = summarize(await run(scenario, seconds, maxRequests));
   return { ...result, warmupNon2xx: warm?.non2xx ?? 0, warmupErrors: warm?.errors ?? 0 };
 }

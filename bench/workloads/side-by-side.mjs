@@ -169,7 +169,7 @@ export async function sideBySide(ctx, systems, data) {
       for (let round = 0; round < cfg.load.rounds; round++) {
         for (const k of keys.map((_, i) => keys[(i + round) % keys.length])) {
           (runs[k] ??= []).push(
-            await run(`${row} ${k} at ${rate} req/s (round ${round + 1})`, by[k], { overallRate: rate }),
+            await run(`${row} ${k} at ${rate} req/s (round ${round + 1})`, by[k], { rate }),
           );
         }
       }
