@@ -142,6 +142,10 @@ describe('docker-compose.yml follows deploy/services.json', () => {
       expect(services.find((s) => s.name === name)!.nodeArgs).toContain('--v8-pool-size=1');
   });
 
+  it('the data service runs without allocation-site pretenuring (docs/operations.md: GC pauses)', () => {
+    expect(services.find((s) => s.name === 'data')!.nodeArgs).toContain('--no-allocation-site-pretenuring');
+  });
+
   it('the image runs the gateway by default, with its node options', () => {
     const cmd = read('Dockerfile')
       .split('\n')

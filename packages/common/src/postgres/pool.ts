@@ -31,6 +31,16 @@ const poolTypes = {
 };
 
 /**
+ * How long a connection may sit idle in a pool before it is closed: ten minutes, as PgBouncer's
+ * server_idle_timeout and HikariCP's idleTimeout. node-postgres' pools hand out the connection
+ * released last, so under steady load the ones at the bottom sit idle; closed after 30 s (as they
+ * were), the next burst opened them again all at once, each paying a backend's start and its first
+ * plans, and that stall made the next burst: under a steady 540 reads/s the data service opened
+ * 3-11 connections every 30 s, each time with requests stuck for 60-460 ms (docs/operations.md).
+ */
+export const IDLE_CONNECTION_MS = 600_000;
+
+/**
  * One pool per process. Connections time out instead of waiting forever, so a database that is
  * down or saturated surfaces as a 503 (see the error handler), never as a hung request.
  */
@@ -47,7 +57,7 @@ export function createPostgresPool(
     application_name: appName,
     max: 20,
     connectionTimeoutMillis: 5000,
-    idleTimeoutMillis: 30_000,
+    idleTimeoutMillis: IDLE_CONNECTION_MS,
     statement_timeout: statementTimeout,
     // The server cancels a slow statement itself (a 504). This client-side limit fires only when
     // the server cannot answer at all, as in a partition that drops packets: without it the
