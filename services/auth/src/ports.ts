@@ -179,7 +179,8 @@ export interface StoredRefreshToken {
 }
 
 export interface SessionRepository {
-  createFamily(family: SessionFamily): Promise<void>;
+  /** A new family and its first refresh token (PostgreSQL: one statement, one commit). */
+  startFamily(family: SessionFamily, first: StoredRefreshToken): Promise<void>;
   findFamily(projectId: ProjectId, familyId: string): Promise<SessionFamily | null>;
   revokeFamily(projectId: ProjectId, familyId: string, reason: string, at: Date): Promise<void>;
   revokeUserFamilies(
@@ -189,7 +190,6 @@ export interface SessionRepository {
     at: Date,
     exceptFamilyId?: string,
   ): Promise<number>;
-  insertToken(token: StoredRefreshToken): Promise<void>;
   /**
    * Inserts the token unless one with its hash exists: true for the one caller that created it.
    * A unique-key insert is the only write FerretDB makes atomic under concurrency (its

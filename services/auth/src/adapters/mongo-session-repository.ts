@@ -80,7 +80,8 @@ export class MongoSessionRepository implements SessionRepository {
     await this.tokens.createIndex({ expiresAt: 1 });
   }
 
-  async createFamily(f: SessionFamily): Promise<void> {
+  /** The family first: a token is never stored without the family it belongs to. */
+  async startFamily(f: SessionFamily, first: StoredRefreshToken): Promise<void> {
     await this.families.insertOne({
       _id: f.id,
       projectId: f.projectId,
@@ -88,6 +89,7 @@ export class MongoSessionRepository implements SessionRepository {
       createdAt: f.createdAt,
       expiresAt: f.expiresAt,
     });
+    await this.insertToken(first);
   }
 
   async findFamily(projectId: ProjectId, familyId: string): Promise<SessionFamily | null> {
@@ -141,7 +143,7 @@ export class MongoSessionRepository implements SessionRepository {
     return true;
   }
 
-  async insertToken(t: StoredRefreshToken): Promise<void> {
+  private async insertToken(t: StoredRefreshToken): Promise<void> {
     await this.tokens.insertOne({
       _id: t.hash,
       projectId: t.projectId,

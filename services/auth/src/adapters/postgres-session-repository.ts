@@ -73,10 +73,16 @@ const tokenParams = (t: StoredRefreshToken) => [
 export class PgSessionRepository implements SessionRepository {
   constructor(private readonly db: PgAuthDatabase) {}
 
-  async createFamily(f: SessionFamily): Promise<void> {
+  /** Both rows in one statement: one round trip and one commit per login instead of two. */
+  async startFamily(f: SessionFamily, t: StoredRefreshToken): Promise<void> {
     await this.db.run(
-      `INSERT INTO session_families (project_id, id, user_id, created_at, expires_at) VALUES ($1, $2, $3, $4, $5)`,
-      [f.projectId, f.id, f.userId, f.createdAt, f.expiresAt],
+      `WITH family AS (
+         INSERT INTO session_families (project_id, id, user_id, created_at, expires_at)
+         VALUES ($1, $2, $3, $4, $5)
+       )
+       INSERT INTO refresh_tokens (hash, project_id, user_id, family_id, issued_at, expires_at)
+       VALUES ($6, $7, $8, $9, $10, $11)`,
+      [f.projectId, f.id, f.userId, f.createdAt, f.expiresAt, ...tokenParams(t)],
     );
   }
 
@@ -117,10 +123,6 @@ export class PgSessionRepository implements SessionRepository {
       await emit(rows.map((r) => sessionRevoked(projectId, { id: r.id, userId }, reason)));
       return rows.length;
     });
-  }
-
-  async insertToken(t: StoredRefreshToken): Promise<void> {
-    await this.db.run(INSERT_TOKEN, tokenParams(t));
   }
 
   async insertTokenIfAbsent(t: StoredRefreshToken): Promise<boolean> {

@@ -14,22 +14,24 @@ export interface IssuedTokens {
 export async function startSession(deps: AuthDeps, projectId: ProjectId, user: User): Promise<IssuedTokens> {
   const now = deps.clock();
   const familyId = deps.ids.familyId();
-  await deps.sessions.createFamily({
-    id: familyId,
-    projectId,
-    userId: user.id,
-    createdAt: now,
-    expiresAt: new Date(now.getTime() + deps.policy.refreshFamilyMaxSeconds * 1000),
-  });
   const refreshToken = newRootRefreshToken();
-  await deps.sessions.insertToken({
-    hash: refreshTokenHash(refreshToken),
-    projectId,
-    userId: user.id,
-    familyId,
-    issuedAt: now,
-    expiresAt: new Date(now.getTime() + deps.policy.refreshTokenTtlSeconds * 1000),
-  });
+  await deps.sessions.startFamily(
+    {
+      id: familyId,
+      projectId,
+      userId: user.id,
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + deps.policy.refreshFamilyMaxSeconds * 1000),
+    },
+    {
+      hash: refreshTokenHash(refreshToken),
+      projectId,
+      userId: user.id,
+      familyId,
+      issuedAt: now,
+      expiresAt: new Date(now.getTime() + deps.policy.refreshTokenTtlSeconds * 1000),
+    },
+  );
   return { ...(await accessFor(deps, projectId, user, familyId)), refreshToken };
 }
 
