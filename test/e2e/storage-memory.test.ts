@@ -32,7 +32,10 @@ describe('storage: memory during large uploads', () => {
       );
       expect(results.map((r) => r.status)).toEqual(Array(PARALLEL).fill(201));
     };
-    // One round first, so pools, clients and the heap are warm and only growth is measured.
+    // Two rounds first, so pools, clients and the heap are warm and only growth is measured: a
+    // storage process just started grew ~40 MB more during the rounds after a single warm-up
+    // round (CI on MongoDB: 92 -> 133 MB) and 5-10 MB once warm; two rounds reach that state.
+    await round();
     await round();
     const before = await rss();
     let peak = before;
