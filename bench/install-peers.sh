@@ -6,7 +6,7 @@
 #   vegeta        github.com/tsenart/vegeta/v12                  v12.13.0 (Go; the open-loop load
 #                 generator of the fixed-rate runs, bench/lib/paced.mjs)
 #
-# into ${BAAS_BENCH_DIR:-$HOME/.cache/baas-bench}: bin/pocketbase and parse/node_modules. A marker
+# into ${BAAS_BENCH_DIR:-$HOME/.cache/baas-bench}: bin/pocketbase, bin/vegeta and parse/node_modules. A marker
 # next to each records what was installed; a matching marker means nothing to do. PocketBase is
 # built with `go install mod@version`; when the module proxy refuses that (it refuses the
 # @v/list lookup for some modules), from `go mod download -json mod@version` as
@@ -40,14 +40,23 @@ find_go() {
   else return 1; fi
 }
 
-install_pocketbase() {
-  local want="$PB_PACKAGE@$PB_VERSION" marker="$BIN/.pocketbase.version"
-  if [ -x "$BIN/pocketbase" ] && [ "$(cat "$marker" 2>/dev/null)" = "$want" ]; then
-    log "pocketbase $PB_VERSION: present ($BIN/pocketbase)"
+# present NAME WANT: true (and says so) when $BIN/NAME exists and its marker records WANT
+present() {
+  if [ -x "$BIN/$1" ] && [ "$(cat "$BIN/.$1.version" 2>/dev/null)" = "$2" ]; then
+    log "$1: present ($BIN/$1, $2)"
     return 0
   fi
+  return 1
+}
+
+# go_for NAME: the go command, or a clear error naming what needs it
+go_for() { find_go || die "Go is needed to build $1 (put go on PATH, or /usr/local/go/bin/go)"; }
+
+install_pocketbase() {
+  local want="$PB_PACKAGE@$PB_VERSION" marker="$BIN/.pocketbase.version"
+  present pocketbase "$want" && return 0
   local go
-  go="$(find_go)" || die "Go is needed to build PocketBase (put go on PATH, or /usr/local/go/bin/go)"
+  go="$(go_for PocketBase)"
   local work
   work="$(mktemp -d "${TMPDIR:-/tmp}/baas-bench-pb.XXXXXX")"
   # shellcheck disable=SC2064 # expand now: the trap must remove this very directory
@@ -85,12 +94,9 @@ install_parse() {
 
 install_vegeta() {
   local want="$VEGETA_MODULE@$VEGETA_VERSION" marker="$BIN/.vegeta.version"
-  if [ -x "$BIN/vegeta" ] && [ "$(cat "$marker" 2>/dev/null)" = "$want" ]; then
-    log "vegeta $VEGETA_VERSION: present ($BIN/vegeta)"
-    return 0
-  fi
+  present vegeta "$want" && return 0
   local go
-  go="$(find_go)" || die "Go is needed to build vegeta (put go on PATH, or /usr/local/go/bin/go)"
+  go="$(go_for vegeta)"
   log "vegeta $VEGETA_VERSION: go install $want"
   (cd "${TMPDIR:-/tmp}" && GOBIN="$BIN" CGO_ENABLED=0 GOFLAGS="-trimpath -buildvcs=false" "$go" install "$want") ||
     die "go install $want failed (see the Go output above)"

@@ -169,7 +169,7 @@ process.on('SIGINT', () => void finish(new Error('interrupted')).then(() => proc
 // extra.rate: open-loop at that many requests per second (vegeta) instead of closed-loop autocannon
 const run = async (label, scenario, extra = {}) => {
   const r = extra.rate
-    ? await measureAtRate(scenario, { ...cfg.load, rate: extra.rate })
+    ? await measureAtRate(scenario, { ...cfg.load, rate: extra.rate, benchDir: BENCH_DIR })
     : await measure(scenario, { ...cfg.load, ...extra });
   log(
     `${label.padEnd(40)} ${r.rps.toFixed(0).padStart(6)} req/s  p50 ${r.latencyMs.p50.toFixed(1)} ms  ` +

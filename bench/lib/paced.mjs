@@ -10,10 +10,9 @@ import os from 'node:os';
 import path from 'node:path';
 
 export const VEGETA_VERSION = 'v12.13.0';
-const BENCH_DIR = process.env.BAAS_BENCH_DIR || path.join(os.homedir(), '.cache', 'baas-bench');
 
-export function vegetaBin() {
-  const bin = path.join(BENCH_DIR, 'bin', 'vegeta');
+function vegetaBin(benchDir) {
+  const bin = path.join(benchDir, 'bin', 'vegeta');
   if (!fs.existsSync(bin)) throw new Error(`${bin} is missing: run bash bench/install-peers.sh`);
   return bin;
 }
@@ -111,10 +110,11 @@ async function attack(bin, dir, targets, rate, seconds, connections) {
 /**
  * Warm-up at the same rate (discarded, its failures kept for the report; skipped when
  * warmupSeconds is 0), then the measured run: `rate` requests per second, evenly spaced, at most
- * `connections` open (a request that finds them all busy waits, and the wait is counted).
+ * `connections` open (a request that finds them all busy waits, and the wait is counted);
+ * vegeta is `<benchDir>/bin/vegeta` (bench/install-peers.sh).
  */
-export async function measureAtRate(scenario, { warmupSeconds, seconds, rate, connections = 20 }) {
-  const bin = vegetaBin();
+export async function measureAtRate(scenario, { benchDir, warmupSeconds, seconds, rate, connections = 20 }) {
+  const bin = vegetaBin(benchDir);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'baas-bench-vegeta-'));
   try {
     const targets = path.join(dir, 'targets.jsonl');
