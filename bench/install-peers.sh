@@ -7,10 +7,11 @@
 #                 generator of the fixed-rate runs, bench/lib/paced.mjs)
 #
 # into ${BAAS_BENCH_DIR:-$HOME/.cache/baas-bench}: bin/pocketbase, bin/vegeta and parse/node_modules. A marker
-# next to each records what was installed; a matching marker means nothing to do. PocketBase is
-# built with `go install mod@version`; when the module proxy refuses that (it refuses the
-# @v/list lookup for some modules), from `go mod download -json mod@version` as
-# scripts/install-infra.sh does. Idempotent; concurrent runs wait for each other (flock).
+# next to each records what was installed; a matching marker means nothing to do (the bench's
+# report takes vegeta's version from its marker). PocketBase is built with `go install
+# mod@version`; when the module proxy refuses that (it refuses the @v/list lookup for some
+# modules), from `go mod download -json mod@version` as scripts/install-infra.sh does.
+# Idempotent; concurrent runs wait for each other (flock).
 set -euo pipefail
 
 PB_MODULE=github.com/pocketbase/pocketbase

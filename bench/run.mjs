@@ -30,7 +30,7 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { TAGS } from './lib/http.mjs';
 import { LOAD, measure } from './lib/load.mjs';
-import { measureAtRate } from './lib/paced.mjs';
+import { measureAtRate, vegetaVersion } from './lib/paced.mjs';
 import { authArgon2Params, rawArgon2 } from './lib/argon2-raw.mjs';
 import { createOurProject, ensureStack, readStackEnv } from './lib/ours.mjs';
 import { dropParseDatabase, startParse } from './lib/parse.mjs';
@@ -136,6 +136,7 @@ const meta = {
   load: {
     autocannon: JSON.parse(fs.readFileSync(path.join(ROOT, 'node_modules/autocannon/package.json'), 'utf8'))
       .version,
+    vegeta: vegetaVersion(BENCH_DIR),
     ...LOAD,
     ...cfg.load,
   },

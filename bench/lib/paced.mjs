@@ -9,7 +9,18 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
-export const VEGETA_VERSION = 'v12.13.0';
+/**
+ * The vegeta version bench/install-peers.sh installed, from the marker it writes beside the
+ * binary (`github.com/tsenart/vegeta/v12@v12.13.0`): the script pins it, the report says it.
+ */
+export function vegetaVersion(benchDir) {
+  try {
+    const installed = fs.readFileSync(path.join(benchDir, 'bin', '.vegeta.version'), 'utf8').trim();
+    return installed.slice(installed.lastIndexOf('@') + 1) || 'unknown version';
+  } catch {
+    return 'not installed';
+  }
+}
 
 function vegetaBin(benchDir) {
   const bin = path.join(benchDir, 'bin', 'vegeta');
@@ -68,7 +79,7 @@ function targetLines(scenario, count) {
 const ms = (ns) => ns / 1e6;
 
 /** vegeta's JSON report in the shape of load.mjs's summaries (status 0 = no answer: an error). */
-function summarize(report) {
+export function fromVegetaReport(report) {
   const codes = report.status_codes ?? {};
   const count = (pred) =>
     Object.entries(codes)
@@ -104,7 +115,7 @@ async function attack(bin, dir, targets, rate, seconds, connections) {
   ]);
   const report = JSON.parse(await exec(bin, ['report', '-type=json', out]));
   fs.rmSync(out, { force: true });
-  return summarize(report);
+  return fromVegetaReport(report);
 }
 
 /**

@@ -3,7 +3,6 @@
 import fs from 'node:fs';
 import * as prettier from 'prettier';
 import { renderChart } from './chart.mjs';
-import { VEGETA_VERSION } from './paced.mjs';
 
 export const SCALE_LIMIT = 1.5;
 export const TENANT_LIMIT = 1.2;
@@ -276,7 +275,7 @@ export function renderMarkdown(report, chartFile) {
     lines.push(
       '## p99 at a fixed rate',
       '',
-      `Each system at half the slowest system's maximum for that workload, open-loop (vegeta ${VEGETA_VERSION}: requests leave evenly spaced whatever the answers do, at most 20 connections, waits counted), ${meta.load.rounds} run(s) each in rotating order; p99 and p50 are the medians over the runs.`,
+      `Each system at half the slowest system's maximum for that workload, open-loop (vegeta ${meta.load.vegeta}: requests leave evenly spaced whatever the answers do, at most 20 connections, waits counted), ${meta.load.rounds} run(s) each in rotating order; p99 and p50 are the medians over the runs.`,
       '',
       table(
         ['operation', 'rate req/s', ...systems.map((s) => `${s.key} p99 ms (p50)`), 'ours/best peer p99'],
