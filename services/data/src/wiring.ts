@@ -65,6 +65,8 @@ async function wirePostgres(
     );
   const relay = new PgOutboxRelay(store.pool, opts.publisher, opts.logger, {
     intervalMs: opts.outboxIntervalMs ?? 1000,
+    // each document write replaces its indexed values' count rows (declared-indexes.ts)
+    hotTables: ['document_index_counts'],
   });
   const afterCommit = () => relay.kick();
   const catalogue = new PgCollectionCatalogue(store.pool, afterCommit);

@@ -2,3 +2,4 @@ export * from './pool';
 export * from './migrate';
 export * from './outbox';
 export * from './processed-events';
+export * from './hot-vacuum';

@@ -1,7 +1,9 @@
 import type { Logger } from '../logger';
 import type { EventPublisher } from '../events/bus';
 import type { EventEnvelope } from '../events/envelope';
+import type { OutboxObserver } from '../events/observer';
 import { RelayLoop } from '../events/relay-loop';
+import { HotTableVacuum } from './hot-vacuum';
 import { checkOut, prepared, type Pool, type Queryable } from './pool';
 
 /**
@@ -30,13 +32,33 @@ export class PgOutboxRelay extends RelayLoop {
     private readonly pool: Pool,
     private readonly publisher: EventPublisher,
     logger: Logger,
-    opts: { intervalMs?: number; batchSize?: number } = {},
+    opts: {
+      intervalMs?: number;
+      batchSize?: number;
+      /** Other tables of the service whose rows every write replaces (vacuumed with the outbox). */
+      hotTables?: string[];
+      /** When and past how many dead rows they are vacuumed (HotTableVacuum's defaults). */
+      vacuum?: { intervalMs?: number; deadRows?: number };
+    } = {},
   ) {
     super(logger, opts.intervalMs ?? 1000);
     this.batchSize = opts.batchSize ?? 100;
+    // every relayed event leaves a dead outbox row behind
+    this.vacuum = new HotTableVacuum(pool, ['outbox', ...(opts.hotTables ?? [])], logger, opts.vacuum);
   }
 
   private readonly batchSize: number;
+  private readonly vacuum: HotTableVacuum;
+
+  override start(observer?: OutboxObserver): void {
+    super.start(observer);
+    this.vacuum.start();
+  }
+
+  override async stop(): Promise<void> {
+    await this.vacuum.stop();
+    await super.stop();
+  }
 
   /** Rows waiting, counted up to a bound (a backlog past it reads as the bound). */
   protected override async backlog(): Promise<number> {
