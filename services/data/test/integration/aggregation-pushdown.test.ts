@@ -221,6 +221,36 @@ onPostgres('aggregation pushdown on PostgreSQL', () => {
     ]);
   });
 
+  it('orders groups that start at the same instant by their least id of that instant', async () => {
+    const name = 'ties';
+    await register(h, p, name);
+    // read order (created_at, id): c (01:00), a (…01), b (…02), a (…03), then b (…00, 02:00);
+    // a and b start at 01:00; b's smallest id is at a later instant and does not count
+    const docs: Array<[string, string, string]> = [
+      ['000000000000000000000004', 'c', '2024-01-01T01:00:00Z'],
+      ['000000000000000000000001', 'a', '2024-01-01T01:00:01Z'],
+      ['000000000000000000000002', 'b', '2024-01-01T01:00:01Z'],
+      ['000000000000000000000003', 'a', '2024-01-01T01:00:01Z'],
+      ['000000000000000000000000', 'b', '2024-01-01T02:00:00Z'],
+    ];
+    await h.probe.postgresPool().query(
+      `INSERT INTO documents (project_id, collection, id, body, is_deleted, deleted_at, created_at, updated_at)
+       SELECT $1, $2, i, jsonb_build_object('k', k), false, NULL, t::timestamptz, t::timestamptz
+       FROM unnest($3::text[], $4::text[], $5::text[]) AS d(i, k, t)`,
+      [p, name, docs.map((d) => d[0]), docs.map((d) => d[1]), docs.map((d) => d[2])],
+    );
+    const r = await h.call('POST', `/api/data/${name}/aggregate`, {
+      projectId: p,
+      body: { pipeline: [{ $group: { _id: '$k', n: { $sum: 1 } } }] },
+    });
+    expect(r.status).toBe(200);
+    expect(r.body.data).toEqual([
+      { _id: 'c', n: 1 },
+      { _id: 'a', n: 2 },
+      { _id: 'b', n: 2 },
+    ]);
+  });
+
   it('groups 60,000 documents, more than the in-process read bound, through the API', async () => {
     const name = 'big';
     await register(h, p, name);
