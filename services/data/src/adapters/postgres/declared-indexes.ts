@@ -1,7 +1,7 @@
 import { errors } from '@baas/common';
 import type { PoolClient } from '@baas/common/postgres';
 import type { Condition, DocumentQuery } from '../../domain/documents/query';
-import { Params, conditionSql, isNewestFirst, keysetSql, orderBySql, storedJson } from './sql';
+import { Params, conditionSql, isNewestFirst, keysetSql, limitSql, orderBySql, storedJson } from './sql';
 
 /**
  * Declared indexes on PostgreSQL (`index: true` on a schema field; migration 0003). A trigger on
@@ -158,7 +158,7 @@ export function indexedListSql(
 ): string {
   const { total, entries, indexed, scoped, deleted } = parts(q.where, ix, params);
   const keyset = q.after ? ` AND ${keysetSql(q.sort, q.after, params)}` : '';
-  const limit = q.limit !== undefined ? ` LIMIT ${params.add(q.limit)}` : '';
+  const limit = q.limit !== undefined ? limitSql(q.limit) : '';
   const offset = q.skip ? ` OFFSET ${params.add(q.skip)}` : '';
   const order = orderBySql(q.sort, params);
   const scan = (gate: string) =>

@@ -35,7 +35,7 @@ import { InsertBatcher } from './insert-batcher';
 import { pushableMatch } from './match-pushdown';
 import { planPipeline } from './pipeline-plan';
 import { pipelineSql } from './pipeline-sql';
-import { Params, conditionSql, isNewestFirst, keysetSql, newestFirstList, orderBySql } from './sql';
+import { Params, conditionSql, isNewestFirst, keysetSql, limitSql, newestFirstList, orderBySql } from './sql';
 
 interface Row {
   id: string;
@@ -238,7 +238,7 @@ class PgDocumentCollection implements DocumentCollection {
     let where = this.scoped(q.where, params);
     if (q.after) where += ` AND ${keysetSql(q.sort, q.after, params)}`;
     let sql = `SELECT ${COLUMNS} FROM documents WHERE ${where} ORDER BY ${orderBySql(q.sort, params)}`;
-    if (q.limit !== undefined) sql += ` LIMIT ${params.add(q.limit)}`;
+    if (q.limit !== undefined) sql += limitSql(q.limit);
     if (q.skip) sql += ` OFFSET ${params.add(q.skip)}`;
     try {
       const [def, { rows }] = await Promise.all([
@@ -270,7 +270,7 @@ class PgDocumentCollection implements DocumentCollection {
     let pageWhere = scoped;
     if (q.after) pageWhere += ` AND ${keysetSql(q.sort, q.after, params)}`;
     let page = `SELECT ${COLUMNS} FROM documents WHERE ${pageWhere} ORDER BY ${orderBySql(q.sort, params)}`;
-    if (q.limit !== undefined) page += ` LIMIT ${params.add(q.limit)}`;
+    if (q.limit !== undefined) page += limitSql(q.limit);
     if (q.skip) page += ` OFFSET ${params.add(q.skip)}`;
     // columns named, not d.*: a prepared statement over * fails once a migration adds a column
     const sql = `SELECT t.total, ${PAGE_COLUMNS} FROM (SELECT ${total} AS total) t LEFT JOIN LATERAL (${page}) d ON true`;

@@ -1,4 +1,4 @@
-import { newestFirstList } from './sql';
+import { limitSql, newestFirstList } from './sql';
 
 describe('which reads keep one generic plan (newestFirstList)', () => {
   const live = { op: 'eq', field: 'isDeleted', value: false } as const;
@@ -35,5 +35,18 @@ describe('which reads keep one generic plan (newestFirstList)', () => {
     expect(
       newestFirstList({ op: 'or', conditions: [live, { op: 'in', field: 'tag', values: ['a'] }] }, newest),
     ).toBe(false);
+  });
+});
+
+describe('limitSql', () => {
+  // a parameter would leave a generic plan blind to the page size (see limitSql)
+  it('writes the page size into the statement', () => {
+    expect(limitSql(20)).toBe(' LIMIT 20');
+    expect(limitSql(0)).toBe(' LIMIT 0');
+  });
+
+  it('takes whole numbers only', () => {
+    for (const n of [1.5, -1, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 53])
+      expect(() => limitSql(n)).toThrow(/whole number/);
   });
 });
