@@ -1,5 +1,5 @@
 import type { Logger } from '../logger';
-import type { Pool } from './pool';
+import { checkOut, type Pool } from './pool';
 
 /** How often the dead rows of the hot tables are looked at. */
 export const HOT_VACUUM_INTERVAL_MS = 10_000;
@@ -58,9 +58,11 @@ export class HotTableVacuum {
        WHERE schemaname = current_schema() AND relname = ANY ($1::text[]) AND n_dead_tup >= $2`,
       [this.tables, this.opts.deadRows ?? HOT_VACUUM_DEAD_ROWS],
     );
-    const due = rows.map((r) => r.relname).filter((t) => this.tables.includes(t));
+    const due = rows.map((r) => r.relname);
     if (due.length === 0) return [];
-    const client = await this.pool.connect();
+    // checked out with an error listener: a connection lost meanwhile fails the statement
+    // instead of killing the process, and the client is destroyed on release
+    const { client, release } = await checkOut(this.pool);
     const refused: string[] = [];
     // A table skipped because it is being vacuumed says "lock not available"; one this role may
     // not vacuum says so with "owner" (PostgreSQL 15) or "permission denied" (16 and later).
@@ -74,7 +76,7 @@ export class HotTableVacuum {
       await client.query(`VACUUM (SKIP_LOCKED) ${due.map((t) => `"${t}"`).join(', ')}`);
     } finally {
       client.off('notice', onNotice);
-      client.release();
+      release();
     }
     if (refused.length) {
       this.logger.warn(
