@@ -1,6 +1,7 @@
 import { createRemoteJWKSet, jwtVerify, type JWTVerifyGetKey } from 'jose';
 import type { IncomingMessage } from 'node:http';
 import { errors } from './errors';
+import { boundedLru } from './lru';
 import type { ProjectId } from './tenancy';
 import type { RevocationCheck } from './revocation-list';
 
@@ -34,47 +35,89 @@ export interface AccessTokenVerifier {
   verify(token: string, projectId: ProjectId): Promise<UserPrincipal>;
 }
 
+/** Verified tokens (per project), until they expire: each distinct token's signature is checked once. */
+const VERIFIED_TOKENS_MAX = 10_000;
+
+export interface AccessTokenVerifierOptions {
+  /** How many verified tokens are remembered (least recently used evicted first). */
+  cacheMax?: number;
+  /** The clock, in ms (tests); the same one judges expiry for the signature check and the cache. */
+  now?: () => number;
+}
+
+interface VerifiedToken {
+  principal: UserPrincipal;
+  /** jose accepts the token while now < (exp + clock tolerance) s; the cache keeps it as long. */
+  validUntilMs: number;
+}
+
 /**
  * `revocations`: tokens of ended sessions and deleted users (an in-memory list fed by auth's
  * events, see revocation-feed.ts); a revoked token is the same 401 as an invalid one.
+ *
+ * A token whose signature and claims were checked is remembered until it expires, so a client
+ * reusing its token (every request until a refresh) costs one Ed25519 verification (~100 us of CPU)
+ * per token, not per request, as the gateway's assertions do. Safe because nothing makes a once
+ * valid signature invalid before exp: a rotated signing key stays in the JWKS until the tokens it
+ * signed expire (docs/operations.md), and jose would keep a JWKS it fetched for 10 minutes anyway.
+ * Revocations are checked on every use, cached or not; failures are never cached.
  */
 export function createAccessTokenVerifier(
   keys: JWTVerifyGetKey,
   maxLifetimeSeconds = MAX_ACCESS_TOKEN_LIFETIME_SECONDS,
   revocations?: RevocationCheck,
+  opts: AccessTokenVerifierOptions = {},
 ): AccessTokenVerifier {
+  const now = opts.now ?? Date.now;
+  const verified = boundedLru<string, VerifiedToken>(opts.cacheMax ?? VERIFIED_TOKENS_MAX);
+
+  async function check(token: string, projectId: ProjectId): Promise<VerifiedToken> {
+    const { payload } = await jwtVerify(token, keys, {
+      algorithms: [ACCESS_TOKEN_ALG],
+      issuer: ACCESS_TOKEN_ISSUER,
+      audience: accessTokenAudience(projectId),
+      typ: ACCESS_TOKEN_TYP,
+      requiredClaims: ['sub', 'sid', 'jti', 'exp', 'iat'],
+      clockTolerance: ACCESS_TOKEN_CLOCK_TOLERANCE_SECONDS,
+      maxTokenAge: maxLifetimeSeconds + ACCESS_TOKEN_CLOCK_TOLERANCE_SECONDS,
+      currentDate: new Date(now()),
+    });
+    // maxTokenAge bounds the age, not the stated lifetime: refuse tokens meant to live longer.
+    if (
+      typeof payload.iat === 'number' &&
+      typeof payload.exp === 'number' &&
+      payload.exp - payload.iat > maxLifetimeSeconds
+    )
+      throw new Error('lifetime over policy');
+    return {
+      principal: {
+        userId: String(payload.sub),
+        sessionId: String(payload.sid),
+        emailVerified: payload.email_verified === true,
+        issuedAt: Number(payload.iat),
+      },
+      // requiredClaims makes exp a number here; with exp - iat <= maxLifetimeSeconds, exp binds
+      // before maxTokenAge does.
+      validUntilMs: (Number(payload.exp) + ACCESS_TOKEN_CLOCK_TOLERANCE_SECONDS) * 1000,
+    };
+  }
+
   return {
     async verify(token, projectId) {
-      let principal: UserPrincipal;
-      try {
-        const { payload } = await jwtVerify(token, keys, {
-          algorithms: [ACCESS_TOKEN_ALG],
-          issuer: ACCESS_TOKEN_ISSUER,
-          audience: accessTokenAudience(projectId),
-          typ: ACCESS_TOKEN_TYP,
-          requiredClaims: ['sub', 'sid', 'jti', 'exp', 'iat'],
-          clockTolerance: ACCESS_TOKEN_CLOCK_TOLERANCE_SECONDS,
-          maxTokenAge: maxLifetimeSeconds + ACCESS_TOKEN_CLOCK_TOLERANCE_SECONDS,
-        });
-        // maxTokenAge bounds the age, not the stated lifetime: refuse tokens meant to live longer.
-        if (
-          typeof payload.iat === 'number' &&
-          typeof payload.exp === 'number' &&
-          payload.exp - payload.iat > maxLifetimeSeconds
-        )
-          throw new Error('lifetime over policy');
-        principal = {
-          userId: String(payload.sub),
-          sessionId: String(payload.sid),
-          emailVerified: payload.email_verified === true,
-          issuedAt: Number(payload.iat),
-        };
-      } catch {
-        throw errors.unauthorized('INVALID_TOKEN', 'Invalid or expired access token');
+      const key = `${projectId}\u0000${token}`;
+      let entry = verified.get(key);
+      if (!entry || entry.validUntilMs <= now()) {
+        try {
+          entry = await check(token, projectId);
+        } catch {
+          verified.delete(key);
+          throw errors.unauthorized('INVALID_TOKEN', 'Invalid or expired access token');
+        }
+        verified.set(key, entry);
       }
-      if (revocations?.isRevoked(projectId, principal))
+      if (revocations?.isRevoked(projectId, entry.principal))
         throw errors.unauthorized('INVALID_TOKEN', 'Invalid or expired access token');
-      return principal;
+      return { ...entry.principal };
     },
   };
 }
