@@ -1,5 +1,5 @@
 import type { Logger } from '../logger';
-import { RelayLoop } from './relay-loop';
+import { RelayLoop, type PassHint } from './relay-loop';
 
 const logger = { warn: () => undefined } as unknown as Logger;
 
@@ -7,11 +7,13 @@ const logger = { warn: () => undefined } as unknown as Logger;
 class CountingRelay extends RelayLoop {
   passes = 0;
   failPasses = false;
+  hints: boolean[] = [];
   constructor(intervalMs: number, idleIntervalMs?: number) {
     super(logger, intervalMs, idleIntervalMs);
   }
-  protected pass(): Promise<void> {
+  protected pass(hint: PassHint): Promise<void> {
     this.passes++;
+    this.hints.push(hint.written);
     return this.failPasses ? Promise.reject(new Error('publish failed')) : Promise.resolve();
   }
   /** What an immediate relay (MongoDB's relayOne) does when it fails. */
@@ -90,6 +92,23 @@ describe('RelayLoop schedule', () => {
     await r.stop();
   });
 
+  it('tells a pass whether a write kicked it since the previous pass began', async () => {
+    const r = new CountingRelay(1000);
+    r.start(); // the pass at start: what a crash left behind
+    await jest.advanceTimersByTimeAsync(0);
+    r.kick(); // a write
+    await jest.advanceTimersByTimeAsync(0);
+    await jest.advanceTimersByTimeAsync(1000); // the periodic pass
+    r.failPasses = true;
+    r.kick(); // a write whose pass fails: the retry is a periodic pass, which probes
+    await jest.advanceTimersByTimeAsync(0);
+    r.failPasses = false;
+    await jest.advanceTimersByTimeAsync(1000);
+    await r.flush(); // a flush with no write since
+    expect(r.hints).toEqual([false, true, false, true, false, false]);
+    await r.stop();
+  });
+
   it('stops passing once stopped', async () => {
     const r = new CountingRelay(1000);
     r.start();
@@ -112,8 +131,10 @@ describe('RelayLoop passes never overlap', () => {
     constructor() {
       super(logger, 60_000);
     }
-    protected override async pass(): Promise<void> {
+    hints: boolean[] = [];
+    protected override async pass(hint: PassHint): Promise<void> {
       this.passes++;
+      this.hints.push(hint.written);
       this.active++;
       this.most = Math.max(this.most, this.active);
       await new Promise<void>((r) => this.releases.push(r));
@@ -145,6 +166,8 @@ describe('RelayLoop passes never overlap', () => {
     expect(r.most).toBe(1);
     expect(r.passes).toBeGreaterThanOrEqual(3);
     expect(r.active).toBe(0);
+    // the first kicked pass, and the one the kick during it asked for, know of their writes
+    expect(r.hints.slice(0, 2)).toEqual([true, true]);
     await r.stop();
   });
 

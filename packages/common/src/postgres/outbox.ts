@@ -2,7 +2,7 @@ import type { Logger } from '../logger';
 import type { EventPublisher } from '../events/bus';
 import type { EventEnvelope } from '../events/envelope';
 import type { OutboxObserver } from '../events/observer';
-import { RelayLoop } from '../events/relay-loop';
+import { RelayLoop, type PassHint } from '../events/relay-loop';
 import { HotTableVacuum } from './hot-vacuum';
 import { checkOut, prepared, type Pool, type Queryable } from './pool';
 
@@ -68,10 +68,14 @@ export class PgOutboxRelay extends RelayLoop {
     return rows[0]?.n ?? 0;
   }
 
-  protected async pass(): Promise<void> {
-    // The common case, nothing pending, costs one statement and no transaction.
-    const pending = await this.pool.query(prepared('SELECT seq FROM outbox ORDER BY seq LIMIT 1', []));
-    if (pending.rowCount === 0) return;
+  protected async pass(hint: PassHint): Promise<void> {
+    // A pass after this process's own write goes straight to the batch (its rows are there unless
+    // another replica took them: then the batch is an empty transaction). Any other pass first
+    // probes: the common case there, nothing pending, costs one statement and no transaction.
+    if (!hint.written) {
+      const pending = await this.pool.query(prepared('SELECT seq FROM outbox ORDER BY seq LIMIT 1', []));
+      if (pending.rowCount === 0) return;
+    }
     while (!this.stopped && (await this.batch()) === this.batchSize);
   }
 

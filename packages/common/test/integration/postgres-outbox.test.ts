@@ -200,18 +200,31 @@ describe('PgOutboxRelay', () => {
     }
   });
 
+  it('skips the probe on a pass a write kicked: batch and commit only, even when another replica took the rows', async () => {
+    const projectId = pid();
+    const from = await streamEnd(bus);
+    const { pool, statements } = recordingPool('kicked-relay');
+    const r = relay(pool);
+    const e = event(projectId, 'no-probe');
+    await commit([e]);
+    r.kick();
+    await until(async () => (await pending()) === 0, 10_000, 'the kicked relay to drain the outbox');
+    await r.flush(); // the kicked pass is over (flush waits for it), then one probing pass
+    expect(statements.slice(0, 2)).toEqual([expect.stringMatching(/^BEGIN; DELETE FROM outbox/), 'COMMIT']);
+    expect(statements.slice(2)).toEqual([expect.stringMatching(/^SELECT seq FROM outbox/)]);
+    expect(ids(await streamEvents(bus, from, projectId))).toEqual([e.id]);
+
+    // kicked with nothing left (another replica drained it): an empty transaction, no error
+    statements.length = 0;
+    r.kick();
+    await r.flush();
+    expect(statements[0]).toMatch(/^BEGIN; DELETE FROM outbox/);
+    expect(statements[1]).toBe('COMMIT');
+    expect(await pending()).toBe(0);
+  });
+
   it('does one cheap statement, and no transaction, on a pass with nothing pending', async () => {
-    const pool = createPostgresPool(db.url, 'idle-relay', logger);
-    pools.push(pool);
-    const statements: string[] = [];
-    pool.on('connect', (client) => {
-      const query = client.query.bind(client) as (...args: unknown[]) => unknown;
-      (client as { query: unknown }).query = (...args: unknown[]) => {
-        const text = args[0];
-        statements.push(typeof text === 'string' ? text : (text as { text: string }).text);
-        return query(...args);
-      };
-    });
+    const { pool, statements } = recordingPool('idle-relay');
     const r = relay(pool);
     await r.flush();
     expect(statements).toHaveLength(1);
@@ -227,6 +240,22 @@ describe('PgOutboxRelay', () => {
     else expect(stats).toEqual({ calls: 1, touchesOutbox: true });
   });
 });
+
+/** A pool whose connections record the text of every statement they are sent. */
+function recordingPool(name: string): { pool: Pool; statements: string[] } {
+  const pool = createPostgresPool(db.url, name, logger);
+  pools.push(pool);
+  const statements: string[] = [];
+  pool.on('connect', (client) => {
+    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+    (client as { query: unknown }).query = (...args: unknown[]) => {
+      const text = args[0];
+      statements.push(typeof text === 'string' ? text : (text as { text: string }).text);
+      return query(...args);
+    };
+  });
+  return { pool, statements };
+}
 
 async function serverStatementCount(
   pool: Pool,
