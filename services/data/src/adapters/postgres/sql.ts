@@ -225,7 +225,7 @@ function positionExpressions(field: string, value: unknown, params: Params): str
  * which, after an ANALYZE that changed that estimate, made the newest 20 of a project's 10,000
  * documents an Append of every one of them and a sort (5.8 ms) instead of a Merge Append of the
  * partitions' (created_at, id) indexes that stops after 20 (0.2 ms); list-20 fell from 2,226 to
- * 385 req/s. Page sizes are at most LIMIT_MAX (100), so at most that many statements per shape.
+ * 375 req/s. Page sizes are at most LIMIT_MAX (100), so at most that many statements per shape.
  */
 export function limitSql(n: number): string {
   if (!Number.isSafeInteger(n) || n < 0) throw new Error(`a LIMIT is a whole number, not ${n}`);
