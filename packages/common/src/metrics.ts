@@ -2,6 +2,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import client from 'prom-client';
 import type { NextFunction, Request, Response } from 'express';
+import { registerEventLoopLag, UNUSED_DEFAULT_PRECISION_MS } from './event-loop-lag';
+
+/** How often the event-loop delay is sampled (see createMetrics). */
+const EVENT_LOOP_SAMPLE_MS = 1000;
 
 /**
  * Every metric the platform defines starts with this (Prometheus naming: one prefix for the
@@ -43,13 +47,19 @@ export function platformVersion(): string {
 export function createMetrics(service: string, opts: MetricsOptions = {}): Metrics {
   const registry = new client.Registry();
   registry.setDefaultLabels({ service });
-  // The event-loop-lag histogram (nodejs_eventloop_lag_*) samples with a timer that wakes the
-  // process at every sample, busy or idle: prom-client's default of every 10 ms cost about 0.5 % of
-  // a core per process at rest, every 100 ms about 0.1 % (six services: 0.6 % of issue 14's 2 %
-  // idle target for the whole system), every second 0.03 %. Under load, where lag matters, a
-  // sample a second still tracks it; a single stall shorter than a second is recorded when a
-  // sample falls in it (with the chance of its length in seconds), longer ones always.
-  client.collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 1000 });
+  // The event-loop delay histogram (nodejs_eventloop_lag_{min,max,mean,stddev,p50,p90,p99}_seconds)
+  // samples with a timer that wakes the process at every sample, busy or idle: prom-client's
+  // default of every 10 ms cost about 0.5 % of a core per process at rest, every 100 ms about
+  // 0.1 % (six services: 0.6 % of issue 14's 2 % idle target for the whole system), every second
+  // 0.03 %. Under load, where lag matters, a sample a second still tracks it; a single stall
+  // shorter than a second is recorded when a sample falls in it (with the chance of its length in
+  // seconds), longer ones always. registerEventLoopLag reports how late the samples were, not the
+  // interval between them (prom-client's gauges would read ~1 s at this interval).
+  client.collectDefaultMetrics({
+    register: registry,
+    eventLoopMonitoringPrecision: UNUSED_DEFAULT_PRECISION_MS,
+  });
+  registerEventLoopLag(registry, EVENT_LOOP_SAMPLE_MS);
   const httpDuration = new client.Histogram({
     name: `${METRIC_PREFIX}http_server_request_duration_seconds`,
     help: 'HTTP request duration by route template',
