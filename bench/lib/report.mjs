@@ -41,6 +41,10 @@ export function summarize(rounds) {
     meanMs: median(rounds.map((r) => r.latencyMs.mean)),
     p50Ms: median(rounds.map((r) => r.latencyMs.p50)),
     p99Ms: median(rounds.map((r) => r.latencyMs.p99)),
+    /** The lowest and highest p99 of the runs: how far one run's verdict can move. */
+    p99RangeMs: rounds.length
+      ? [Math.min(...rounds.map((r) => r.latencyMs.p99)), Math.max(...rounds.map((r) => r.latencyMs.p99))]
+      : [NaN, NaN],
     rpsSpread: rounds.length
       ? Math.max(...rounds.map((r) => r.rps)) / Math.min(...rounds.map((r) => r.rps))
       : NaN,
@@ -56,6 +60,9 @@ export function summarize(rounds) {
 
 const f = (x, d = 0) => (Number.isFinite(x) ? x.toFixed(d) : '-');
 const ratio = (a, b) => (Number.isFinite(a / b) ? (a / b).toFixed(2) : '-');
+/** ` [lowest-highest]` p99 of the runs when there was more than one (older results have none). */
+const p99Range = (s) =>
+  s.rounds > 1 && s.p99RangeMs ? ` [${f(s.p99RangeMs[0], 1)}-${f(s.p99RangeMs[1], 1)}]` : '';
 const fails = (s) => (s.non2xx || s.errors ? `**${s.non2xx} / ${s.errors}**` : '0 / 0');
 
 function comparisonTable(c, systems, na = {}) {
@@ -275,10 +282,15 @@ export function renderMarkdown(report, chartFile) {
     lines.push(
       '## p99 at a fixed rate',
       '',
-      `Each system at half the slowest system's maximum for that workload, open-loop (vegeta ${meta.load.vegeta}: requests leave evenly spaced whatever the answers do, at most 20 connections, waits counted), ${meta.load.rounds} run(s) each in rotating order; p99 and p50 are the medians over the runs.`,
+      `Each system at half the slowest system's maximum for that workload, open-loop (vegeta ${meta.load.vegeta}: requests leave evenly spaced whatever the answers do, at most 20 connections, waits counted), ${meta.load.rounds} run(s) each in rotating order; p99 and p50 are the medians over the runs, and the brackets give the lowest and highest p99 of the runs (a run's top 1 % is a few dozen requests, and one stall of the machine, such as a slow WAL fsync, can fill it).`,
       '',
       table(
-        ['operation', 'rate req/s', ...systems.map((s) => `${s.key} p99 ms (p50)`), 'ours/best peer p99'],
+        [
+          'operation',
+          'rate req/s',
+          ...systems.map((s) => `${s.key} p99 ms (p50) [p99 range]`),
+          'ours/best peer p99',
+        ],
         Object.entries(results.fixedRate).map(([row, fr]) => {
           const peers = Object.entries(fr.bySystem).filter(([k]) => k !== 'ours');
           return [
@@ -286,7 +298,7 @@ export function renderMarkdown(report, chartFile) {
             fr.rate,
             ...systems.map((s) =>
               fr.bySystem[s.key]
-                ? `${f(fr.bySystem[s.key].p99Ms, 1)} (${f(fr.bySystem[s.key].p50Ms, 1)})`
+                ? `${f(fr.bySystem[s.key].p99Ms, 1)} (${f(fr.bySystem[s.key].p50Ms, 1)})${p99Range(fr.bySystem[s.key])}`
                 : '-',
             ),
             fr.bySystem.ours && peers.length

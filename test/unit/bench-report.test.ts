@@ -1,0 +1,82 @@
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+
+/**
+ * bench/lib/report.mjs: how the fixed-rate runs are summarized and shown. An ES module, which this
+ * tier does not load, so a node child imports it and prints what it returned.
+ */
+const REPORT = join(__dirname, '..', '..', 'bench', 'lib', 'report.mjs');
+
+function run(expression: string): unknown {
+  const script = `import * as m from ${JSON.stringify(REPORT)};
+process.stdout.write(JSON.stringify(${expression}));`;
+  return JSON.parse(
+    execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' }),
+  );
+}
+
+const runOf = (p99: number) =>
+  JSON.stringify({
+    requests: 1000,
+    rps: 500,
+    latencyMs: { mean: 1, p50: 1, p99, max: p99 * 2 },
+    non2xx: 0,
+    errors: 0,
+    warmupNon2xx: 0,
+    warmupErrors: 0,
+    statuses: { 200: 1000 },
+  });
+
+describe('bench report: p99 at a fixed rate', () => {
+  it('keeps the median p99 of the runs and their lowest and highest', () => {
+    const s = run(`m.summarize([${runOf(9)}, ${runOf(3)}, ${runOf(4)}])`) as {
+      p99Ms: number;
+      p99RangeMs: number[];
+    };
+    expect(s.p99Ms).toBe(4);
+    expect(s.p99RangeMs).toEqual([3, 9]);
+  });
+
+  it('shows the range beside the median when there was more than one run, and not for one run', () => {
+    const meta = {
+      date: '2026-11-27',
+      machine: 'test',
+      mode: 'full',
+      cpus: 2,
+      cpuModel: 'cpu',
+      memoryGiB: 1,
+      node: 'v20',
+      postgres: 'PostgreSQL 15',
+      store: 'PostgreSQL',
+      commit: 'abc',
+      loadStart: '0',
+      load: {
+        autocannon: '9',
+        connections: 20,
+        pipelining: 1,
+        warmupSeconds: 2,
+        seconds: 6,
+        maxRequests: 1,
+        rounds: 3,
+        vegeta: 'v12',
+      },
+      tags: 100,
+      users: 10,
+      workloads: ['get', 'fixed-rate'],
+      seeding: [],
+      notes: [],
+    };
+    const systems = [{ key: 'ours' }, { key: 'pocketbase' }];
+    const md =
+      run(`m.renderMarkdown({ meta: ${JSON.stringify(meta)}, systems: ${JSON.stringify(systems)}, results: {
+      fixedRate: { get: { rate: 500, bySystem: {
+        ours: m.summarize([${runOf(9)}, ${runOf(3)}, ${runOf(4)}]),
+        pocketbase: m.summarize([${runOf(5)}]),
+      } } } } })`) as string;
+    const section = md.slice(md.indexOf('## p99 at a fixed rate'));
+    const row = section.split('\n').find((l) => l.startsWith('| get '));
+    expect(row).toContain('4.0 (1.0) [3.0-9.0]');
+    expect(row).toMatch(/\| 5\.0 \(1\.0\) +\|/);
+    expect(row).toContain('0.80');
+  });
+});
