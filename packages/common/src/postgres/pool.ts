@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Pool, types, type PoolClient, type PoolConfig, type QueryConfig } from 'pg';
 import type { Logger } from '../logger';
 import type { ReadinessCheck } from '../http/bootstrap';
@@ -154,6 +155,11 @@ export async function withTransaction<T>(
 ): Promise<T> {
   const attempts = opts.attempts ?? 3;
   for (let attempt = 1; ; attempt++) {
+    // Only a serialization failure or a deadlock comes back here. A retry that starts at once can
+    // meet the transaction it lost to still committing, and lose again (seen in CI on a loaded
+    // machine: all three attempts of one side of a write skew); so it waits a few milliseconds,
+    // random so that two losers do not meet again, longer after each loss.
+    if (attempt > 1) await sleep((attempt - 1) * (5 + Math.random() * 10));
     const { client, lostWith, release } = await checkOut(pool);
     let broken = false;
     try {

@@ -49,11 +49,12 @@ function goOffCall(pool: Pool, name: string, interleave: () => Promise<void>, at
 describe('withTransaction', () => {
   it('retries a serialization failure, and the retry sees the other commit', async () => {
     const both = barrier(2);
-    const alice = goOffCall(db.pool, 'alice', both);
-    const bob = goOffCall(replica, 'bob', both);
+    // attempts to spare: a retry that starts while the first is still committing (a WAL flush
+    // can take 200 ms on a loaded machine) is aborted again; withTransaction waits longer each time
+    const alice = goOffCall(db.pool, 'alice', both, 10);
+    const bob = goOffCall(replica, 'bob', both, 10);
     const results = await Promise.all([alice.run, bob.run]);
-    // One ran once, the other was aborted with 40001 and ran again (a retry that starts while
-    // the first is still committing can itself be aborted once more: SSI may pick it again).
+    // One ran once, the other was aborted with 40001 and ran again.
     const [once, retried] = [alice.tries.length, bob.tries.length].sort((a, b) => a - b);
     expect(once).toBe(1);
     expect(retried).toBeGreaterThanOrEqual(2);
