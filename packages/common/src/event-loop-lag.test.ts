@@ -48,9 +48,9 @@ describe('registerEventLoopLag', () => {
     await scrape(registry); // a new window
     await sleep(300);
     const v = await scrape(registry);
-    // prom-client's gauges would read the 20 ms interval itself here
+    // prom-client's gauges would read the 20 ms interval itself (and more) here
     expect(v.p50).toBeGreaterThanOrEqual(0);
-    expect(v.p50).toBeLessThan(0.01);
+    expect(v.p50).toBeLessThan(0.015);
     expect(v.min).toBeGreaterThanOrEqual(0);
     expect(v.min).toBeLessThanOrEqual(v.p50!);
   });
@@ -62,8 +62,8 @@ describe('registerEventLoopLag', () => {
     await sleep(60);
     const v = await scrape(registry);
     expect(v.max).toBeGreaterThan(0.2);
-    expect(v.max).toBeLessThan(0.3);
-    expect(v.p50).toBeLessThan(0.01);
+    expect(v.max).toBeLessThan(0.6); // a loaded machine may add to it
+    expect(v.p50).toBeLessThan(0.015);
   });
 
   it('keeps the previous values when no sample was taken since the last scrape', async () => {
@@ -84,6 +84,6 @@ describe('createMetrics', () => {
     const v = await scrape(registry);
     expect(v.p50).toBeGreaterThanOrEqual(0);
     expect(v.p50).toBeLessThan(0.1);
-    expect(v.max).toBeLessThan(0.1);
+    expect(v.max).toBeLessThan(0.5); // prom-client's gauges: 1.0 and more
   });
 });
