@@ -12,13 +12,16 @@
 // login: email and password through the gateway, with the auth service's CPU in its own column
 // (argon2 runs on its libuv threads, counted there) and the PostgreSQL backends of both services.
 //
-// The gateway's per-IP limit must allow the run (bench/run.mjs raises it; or run the gateway with
-// RATE_LIMIT_GLOBAL_POINTS raised). Processes are found by the ports they listen on.
+// Requests come from the bench's client population (bench/lib/population.mjs: X-Forwarded-For,
+// 10 requests per address), so the gateway must trust this machine as its proxy
+// (`TRUST_PROXY=loopback node scripts/stack.mjs restart`, what bench/run.mjs does). Processes are
+// found by the ports they listen on.
 import http from 'node:http';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { readStackEnv } from './lib/ours.mjs';
+import { checkClientsCountedApart, readStackEnv } from './lib/ours.mjs';
+import { withClientAddress } from './lib/population.mjs';
 
 const { values: args } = parseArgs({
   options: {
@@ -43,6 +46,7 @@ const CONCURRENCY = Number(args.concurrency);
 const OPS = args.ops.split(',');
 const DOCS = Number(args.docs);
 const TICKS = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
+await checkClientsCountedApart(BASE);
 
 function pidOnPort(port) {
   const out = execFileSync('ss', ['-ltnpH', `sport = :${port}`], { encoding: 'utf8' });
@@ -81,7 +85,8 @@ function postgresBackends(clientPids) {
 const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
 function request(method, path, headers, body, base = BASE) {
   return new Promise((resolve, reject) => {
-    const req = http.request(`${base}${path}`, { method, agent, headers }, (res) => {
+    const options = { method, agent, headers: withClientAddress(headers) };
+    const req = http.request(`${base}${path}`, options, (res) => {
       const chunks = [];
       res.on('data', (c) => chunks.push(c));
       res.on('end', () => resolve({ status: res.statusCode, body: Buffer.concat(chunks).toString() }));

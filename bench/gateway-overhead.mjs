@@ -3,14 +3,15 @@
 // straight to the data service (with a valid gateway assertion) and through the gateway, on a
 // new project's unregistered collection (a 404 from the data service: the request path without
 // the query) or, with --path, any data route. The logic is bench/lib/gateway-overhead.mjs.
-// The gateway's per-IP limit must allow the run (bench/run.mjs raises it, or
-// `RATE_LIMIT_GLOBAL_POINTS=100000000 node scripts/stack.mjs restart`).
+// The requests through the gateway come from the bench's client population (X-Forwarded-For, 10
+// requests per address): the gateway must trust this machine as its proxy (bench/run.mjs restarts
+// it so, or `TRUST_PROXY=loopback node scripts/stack.mjs restart`).
 //
 //   node bench/gateway-overhead.mjs [--requests 3000] [--concurrency 16] [--rounds 3] [--path /api/data/x]
 import { parseArgs } from 'node:util';
 import { call } from './lib/http.mjs';
 import { compareGatewayDirect } from './lib/gateway-overhead.mjs';
-import { readStackEnv } from './lib/ours.mjs';
+import { checkClientsCountedApart, readStackEnv } from './lib/ours.mjs';
 
 const { values: args } = parseArgs({
   options: {
@@ -21,6 +22,7 @@ const { values: args } = parseArgs({
   },
 });
 const env = readStackEnv();
+await checkClientsCountedApart(env.BASE_URL);
 const admin = { authorization: `Bearer ${env.PLATFORM_ADMIN_TOKEN}` };
 const project = (
   await call('POST', `${env.BASE_URL}/api/admin/projects`, {

@@ -33,6 +33,7 @@ import { LOAD, measure } from './lib/load.mjs';
 import { measureAtRate, vegetaVersion } from './lib/paced.mjs';
 import { authArgon2Params, rawArgon2 } from './lib/argon2-raw.mjs';
 import { createOurProject, ensureStack, readStackEnv } from './lib/ours.mjs';
+import { clients } from './lib/population.mjs';
 import { dropParseDatabase, startParse } from './lib/parse.mjs';
 import { startPocketBase } from './lib/pocketbase.mjs';
 import { log, sleep, stopAll, stopOne } from './lib/process.mjs';
@@ -225,6 +226,7 @@ function finish(error) {
       log(`ERROR: ${error.stack ?? error.message}`);
     }
     meta.loadEnd = loadavg();
+    meta.clients = { addresses: clients.addresses, requestsPerAddress: clients.perAddress };
     if (Object.keys(results).length) {
       const { base, md } = await writeReport(OUT_DIR, {
         meta,

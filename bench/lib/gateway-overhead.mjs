@@ -1,10 +1,12 @@
 // Gateway overhead: the same request sent straight to the data service (with a gateway assertion
 // signed here, with the key only the gateway holds) and through the gateway (key lookup, rate
-// limit in Redis, assertion, proxy hop), interleaved in rounds so both see the same machine
-// state. Used by bench/gateway-overhead.mjs (alone) and bench/run.mjs (in the report).
+// limit in Redis for the client's address, assertion, proxy hop), interleaved in rounds so both
+// see the same machine state. Used by bench/gateway-overhead.mjs (alone) and bench/run.mjs (in the
+// report).
 import http from 'node:http';
 import { createPrivateKey } from 'node:crypto';
 import { SignJWT } from 'jose';
+import { withClientAddress } from './population.mjs';
 
 /** The gateway signs one assertion per caller and reuses it for 30 s: so does the direct path. */
 const REUSE_MS = 30_000;
@@ -87,7 +89,9 @@ export async function compareGatewayDirect({ env, secrets, project, path, reques
   const { request, close } = requester(concurrency);
   const assertion = assertionFor(secrets, project);
   const direct = async () => request(`${env.DATA_URL}${path}`, { 'x-gateway-assertion': await assertion() });
-  const viaGateway = () => request(`${env.BASE_URL}${path}`, { 'x-api-key': project.secretKey });
+  // through the gateway as the bench's clients send everything: many addresses, each under its limit
+  const viaGateway = () =>
+    request(`${env.BASE_URL}${path}`, withClientAddress({ 'x-api-key': project.secretKey }));
   try {
     await run(Math.min(requests, 500), concurrency, direct);
     await run(Math.min(requests, 500), concurrency, viaGateway);

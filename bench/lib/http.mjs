@@ -1,4 +1,6 @@
-// Small JSON client for set-up and seeding (the measurements themselves use autocannon).
+// Small JSON client for set-up and seeding (the measurements themselves use autocannon). Its
+// requests come from the bench's client population too (bench/lib/population.mjs).
+import { withClientAddress } from './population.mjs';
 
 /** The one document shape every system stores: `createdAt` is set by each system itself. */
 export function documentFor(i) {
@@ -12,7 +14,9 @@ export const TAGS = 100;
 export async function call(method, url, { headers = {}, body, raw, expect } = {}) {
   const res = await fetch(url, {
     method,
-    headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
+    headers: withClientAddress(
+      body === undefined ? headers : { 'content-type': 'application/json', ...headers },
+    ),
     body: raw ?? (body === undefined ? undefined : JSON.stringify(body)),
     signal: AbortSignal.timeout(120_000),
   });

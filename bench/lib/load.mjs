@@ -2,6 +2,7 @@
 // pipelining, a warm-up run that is not counted, then a measured run bounded in time and in
 // requests. Every non-2xx answer and every connection error is counted and reported.
 import autocannon from 'autocannon';
+import { withClientAddress } from './population.mjs';
 
 export const LOAD = {
   connections: 20,
@@ -25,7 +26,7 @@ function requestsFor(scenario) {
         const r = scenario.next(context.i);
         req.path = r.path;
         req.method = r.method ?? 'GET';
-        const headers = { ...scenario.headers, ...r.headers };
+        const headers = withClientAddress({ ...scenario.headers, ...r.headers });
         if (r.body === undefined) {
           delete req.body;
         } else if (Buffer.isBuffer(r.body)) {

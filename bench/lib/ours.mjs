@@ -1,16 +1,29 @@
 // Our system, measured through the gateway of the stack `node scripts/stack.mjs up` runs, on the
-// store it runs on (PostgreSQL, or FerretDB with BAAS_STORE=mongodb). The bench needs the per-IP rate limits out of the way: when the
-// running gateway enforces a lower limit, its services are restarted with raised limits and,
-// at the end, restarted again with the caller's own settings.
+// store it runs on (PostgreSQL, or FerretDB with BAAS_STORE=mongodb). The bench's clients are a
+// population of addresses (bench/lib/population.mjs) behind the bench as their proxy: the stack's
+// services are restarted with TRUST_PROXY=loopback and the product's default rate limits and, at
+// the end, restarted again with the caller's own settings (or stopped, when the bench started
+// them).
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { call, multipart } from './http.mjs';
+import { clients, REQUESTS_PER_ADDRESS } from './population.mjs';
 import { log } from './process.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-/** Enough for every request of a run from one address in one window. */
-const RAISED_POINTS = 100_000_000;
+
+/**
+ * What the bench's stack runs with: the bench on this machine is the proxy its clients come
+ * through, and the per-IP limits are the product's (the caller's own RATE_LIMIT_* are left out).
+ */
+export const BENCH_STACK_ENV = { TRUST_PROXY: 'loopback' };
+const LEFT_OUT = [
+  'RATE_LIMIT_GLOBAL_POINTS',
+  'RATE_LIMIT_GLOBAL_WINDOW_SECONDS',
+  'RATE_LIMIT_AUTH_POINTS',
+  'RATE_LIMIT_AUTH_WINDOW_SECONDS',
+];
 
 /** `.stack/env` (or another file of `.stack/`, e.g. `secrets.env`) as an object; {} when absent. */
 export function readStackEnv(name = 'env') {
@@ -25,14 +38,18 @@ export function readStackEnv(name = 'env') {
   );
 }
 
-function stack(command, extraEnv) {
-  log(
-    `node scripts/stack.mjs ${command}${extraEnv?.RATE_LIMIT_GLOBAL_POINTS ? ' (rate limits raised for the bench)' : ''}`,
-  );
+/** `node scripts/stack.mjs <command>`; with `bench`, in the bench's environment. */
+function stack(command, store, bench) {
+  log(`node scripts/stack.mjs ${command}${bench ? ' (TRUST_PROXY=loopback, default rate limits)' : ''}`);
+  const env = { ...process.env, BAAS_STORE: store };
+  if (bench) {
+    for (const k of LEFT_OUT) delete env[k];
+    Object.assign(env, BENCH_STACK_ENV);
+  }
   const r = spawnSync(process.execPath, ['scripts/stack.mjs', command], {
     cwd: ROOT,
     stdio: ['ignore', 'inherit', 'inherit'],
-    env: { ...process.env, ...extraEnv },
+    env,
   });
   if (r.status !== 0)
     throw new Error(`node scripts/stack.mjs ${command} failed (exit ${r.status}); see .stack/logs/`);
@@ -48,22 +65,45 @@ async function answers(url) {
   }
 }
 
-/** The global per-IP limit the running gateway enforces (from its RateLimit-Limit header). */
-async function gatewayLimit(baseUrl) {
-  const res = await fetch(`${baseUrl}/api/data/bench-probe`, { signal: AbortSignal.timeout(10_000) });
+/** The gateway's rate-limit headers for one request from `address`. */
+async function limitSeenBy(baseUrl, address) {
+  const res = await fetch(`${baseUrl}/api/data/bench-probe`, {
+    headers: { 'x-forwarded-for': address },
+    signal: AbortSignal.timeout(10_000),
+  });
   await res.arrayBuffer();
-  return Number(res.headers.get('ratelimit-limit') ?? 0);
+  return {
+    limit: Number(res.headers.get('ratelimit-limit') ?? 0),
+    remaining: Number(res.headers.get('ratelimit-remaining') ?? -1),
+  };
 }
 
 /**
- * Brings the stack up on `store` with raised limits; returns how to leave it as it was found. A
- * stack that already runs on the other store is not switched (someone else may be using it).
+ * Throws unless the gateway counts the bench's clients apart, each under a limit that leaves
+ * room for its requests: two addresses it has not seen each start a window of their own (behind
+ * an untrusted proxy both would be 127.0.0.1, the second one count lower).
+ */
+export async function checkClientsCountedApart(baseUrl, population = clients) {
+  const first = await limitSeenBy(baseUrl, population.address(-1));
+  const second = await limitSeenBy(baseUrl, population.address(-2));
+  if (first.remaining !== first.limit - 1 || second.remaining !== second.limit - 1) {
+    throw new Error(
+      `the gateway does not count clients by X-Forwarded-For (RateLimit-Remaining ${first.remaining} then ${second.remaining} of ${first.limit} for two new addresses): its TRUST_PROXY does not trust this machine`,
+    );
+  }
+  if (first.limit < 2 * REQUESTS_PER_ADDRESS) {
+    throw new Error(
+      `the gateway allows ${first.limit} requests per address and window: the bench sends ${REQUESTS_PER_ADDRESS} per address and needs at least twice that`,
+    );
+  }
+}
+
+/**
+ * Brings the stack up on `store` for the bench (BENCH_STACK_ENV); returns how to leave it as it
+ * was found. A stack that already runs on the other store is not switched (someone else may be
+ * using it).
  */
 export async function ensureStack(store = 'postgres') {
-  const raised = {
-    RATE_LIMIT_GLOBAL_POINTS: String(RAISED_POINTS),
-    RATE_LIMIT_AUTH_POINTS: String(RAISED_POINTS),
-  };
   const before = readStackEnv();
   // `up` leaves .stack/mode until `down`: a stack someone brought up stays up after the bench
   const wasUp = fs.existsSync(`${ROOT}/.stack/mode`);
@@ -72,25 +112,21 @@ export async function ensureStack(store = 'postgres') {
       `the running stack is on ${storeOf(before)}, not ${store}: bring it up with BAAS_STORE=${store} first (the bench does not switch a running stack)`,
     );
   }
-  stack('up', { ...raised, BAAS_STORE: store });
+  stack('up', store, true);
   const env = readStackEnv();
   if (storeOf(env) !== store) throw new Error(`the stack came up on ${storeOf(env)}, not ${store}`);
-  // Services that were already running are restarted, whatever their limits: a run measures
+  // Services that were already running are restarted, whatever their settings: a run measures
   // processes that start with it (their RSS at start and idle, their heaps, their pools), not
-  // what earlier work left in them (a stack that had served profiling read 85 MB idle, 73 fresh).
-  const lowerLimits = (await gatewayLimit(env.BASE_URL)) < RAISED_POINTS;
-  if (wasUp) {
-    stack('restart', { ...raised, BAAS_STORE: store });
-    const limit = await gatewayLimit(env.BASE_URL);
-    if (limit < RAISED_POINTS) throw new Error(`the gateway still limits to ${limit} requests per window`);
-  }
+  // what earlier work left in them (a stack that had served profiling read 85 MB idle, 73 fresh),
+  // and with the bench's environment.
+  if (wasUp) stack('restart', store, true);
+  await checkClientsCountedApart(env.BASE_URL);
   return {
     env: readStackEnv(),
     restore: () => {
-      // a stack the bench brought up is stopped (it runs with the bench's raised limits); one that
-      // ran with lower limits gets them back
-      if (!wasUp) stack('down');
-      else if (lowerLimits) stack('restart', { BAAS_STORE: store });
+      // a stack the bench brought up is stopped; one that was running gets the caller's settings back
+      if (!wasUp) stack('down', store, false);
+      else stack('restart', store, false);
     },
   };
 }
@@ -101,6 +137,13 @@ export function storeOf(env) {
 }
 
 const STORE_LABEL = { postgres: 'PostgreSQL', mongodb: 'FerretDB' };
+
+/**
+ * The web app the bench's browser clients come from: the project allows only this origin, and
+ * every request made with the publishable key (signup, login, a user's reads) carries it, so the
+ * gateway checks it and answers with CORS headers as it does for a browser.
+ */
+export const BENCH_ORIGIN = 'https://app.bench.example';
 
 /**
  * A project with one collection `items` ({ title, n, tag, owner }) under RLS (private mode,
@@ -117,7 +160,10 @@ export async function createOurProject(env, label) {
       expect: [201],
       body: {
         name: `bench-${label}`,
-        settings: { limits: { documents: 10_000_000, storageBytes: 1_000_000_000_000 } },
+        settings: {
+          limits: { documents: 10_000_000, storageBytes: 1_000_000_000_000 },
+          allowedOrigins: [BENCH_ORIGIN],
+        },
       },
     })
   ).json;
@@ -138,6 +184,7 @@ export async function createOurProject(env, label) {
     },
   });
   const headers = { 'x-api-key': project.secretKey };
+  const browser = { 'x-api-key': project.publishableKey, origin: BENCH_ORIGIN };
   const items = '/api/data/items';
   return {
     name: `ours (gateway, ${STORE_LABEL[store]})`,
@@ -156,18 +203,18 @@ export async function createOurProject(env, label) {
     },
     async createUser(email, password) {
       const r = await call('POST', `${base}/api/userAuth/signup`, {
-        headers: { 'x-api-key': project.publishableKey },
+        headers: browser,
         body: { email, password },
         expect: [201],
       });
       return { id: r.json.user._id, token: r.json.accessToken };
     },
     /** A user's reads: the publishable key and the user's access token. */
-    userHeaders: (token) => ({ 'x-api-key': project.publishableKey, authorization: `Bearer ${token}` }),
+    userHeaders: (token) => ({ ...browser, authorization: `Bearer ${token}` }),
     login: (email, password) => ({
       path: '/api/userAuth/login',
       method: 'POST',
-      headers: { 'x-api-key': project.publishableKey },
+      headers: browser,
       body: { email, password },
     }),
     upload: (bytes) => multipart('/api/storage/upload', bytes),

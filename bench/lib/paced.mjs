@@ -8,6 +8,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { withClientAddress } from './population.mjs';
 
 /**
  * The vegeta version bench/install-peers.sh installed, from the marker it writes beside the
@@ -58,7 +59,7 @@ function targetLines(scenario, count) {
   const lines = [];
   for (let k = 0; k < count; k++) {
     const r = scenario.next(start + k);
-    const headers = { ...scenario.headers, ...r.headers };
+    const headers = withClientAddress({ ...scenario.headers, ...r.headers });
     let body;
     if (Buffer.isBuffer(r.body)) body = r.body;
     else if (r.body !== undefined) {

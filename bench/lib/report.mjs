@@ -221,7 +221,11 @@ export function renderMarkdown(report, chartFile) {
       `${meta.load.warmupSeconds} s warm-up (not counted) then ${meta.load.seconds} s measured per run (at most ${meta.load.maxRequests} requests), ` +
       `${meta.load.rounds} round(s) with the systems in rotating order; medians over rounds. Document shape { title, n, tag, owner } plus each system's own createdAt; ` +
       `tag has ${meta.tags} values (an equality filter matches 1%), tag and owner indexed on every system; ${meta.users} users own the documents in turn. ` +
-      'Every system runs on this machine at the same time as the client. Workloads in this run: ' +
+      'Every system runs on this machine at the same time as the client. ' +
+      (meta.clients
+        ? `Clients: ${meta.clients.addresses} addresses (X-Forwarded-For from 10.0.0.0/8, ${meta.clients.requestsPerAddress} requests each; our gateway trusts the bench as its proxy and keeps its default per-IP limits in Redis); requests with the publishable key carry an allowed Origin. `
+        : '') +
+      'Workloads in this run: ' +
       `${meta.workloads.join(', ')}.`,
     '',
   ];

@@ -65,6 +65,7 @@ describe('bench report: p99 at a fixed rate', () => {
       workloads: ['get', 'fixed-rate'],
       seeding: [],
       notes: [],
+      clients: { addresses: 1234, requestsPerAddress: 10 },
     };
     const systems = [{ key: 'ours' }, { key: 'pocketbase' }];
     const md =
@@ -78,5 +79,7 @@ describe('bench report: p99 at a fixed rate', () => {
     expect(row).toContain('4.0 (1.0) [3.0-9.0]');
     expect(row).toMatch(/\| 5\.0 \(1\.0\) +\|/);
     expect(row).toContain('0.80');
+    // the run's client population is part of how it was measured
+    expect(md).toContain('Clients: 1234 addresses (X-Forwarded-For from 10.0.0.0/8, 10 requests each');
   });
 });
