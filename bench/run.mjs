@@ -226,7 +226,11 @@ function finish(error) {
       log(`ERROR: ${error.stack ?? error.message}`);
     }
     meta.loadEnd = loadavg();
-    meta.clients = { addresses: clients.addresses, requestsPerAddress: clients.perAddress };
+    meta.clients = {
+      addresses: clients.addresses,
+      requestsPerAddress: clients.perAddress,
+      atOnce: clients.atOnce,
+    };
     if (Object.keys(results).length) {
       const { base, md } = await writeReport(OUT_DIR, {
         meta,

@@ -223,7 +223,7 @@ export function renderMarkdown(report, chartFile) {
       `tag has ${meta.tags} values (an equality filter matches 1%), tag and owner indexed on every system; ${meta.users} users own the documents in turn. ` +
       'Every system runs on this machine at the same time as the client. ' +
       (meta.clients
-        ? `Clients: ${meta.clients.addresses} addresses (X-Forwarded-For from 10.0.0.0/8, ${meta.clients.requestsPerAddress} requests each; our gateway trusts the bench as its proxy and keeps its default per-IP limits in Redis); requests with the publishable key carry an allowed Origin. `
+        ? `Clients: ${meta.clients.addresses} addresses (X-Forwarded-For from 10.0.0.0/8, ${meta.clients.requestsPerAddress} requests each${meta.clients.atOnce ? `, ${meta.clients.atOnce} at a time taking turns` : ''}; our gateway trusts the bench as its proxy and keeps its default per-IP limits in Redis); requests with the publishable key carry an allowed Origin. `
         : '') +
       'Workloads in this run: ' +
       `${meta.workloads.join(', ')}.`,

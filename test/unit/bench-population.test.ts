@@ -18,37 +18,50 @@ process.stdout.write(JSON.stringify((() => { ${body} })()));`;
 }
 
 describe('bench: the client population', () => {
-  it('sends REQUESTS_PER_ADDRESS requests from each address, then moves to the next', () => {
+  it('has CLIENTS_AT_ONCE clients take turns, REQUESTS_PER_ADDRESS each, then the next ones', () => {
     const out = run(`
       const p = new m.ClientPopulation(m.REQUESTS_PER_ADDRESS, 0);
-      const sent = Array.from({ length: 3 * m.REQUESTS_PER_ADDRESS + 1 }, () => p.next());
-      return { per: m.REQUESTS_PER_ADDRESS, sent, addresses: p.addresses };`) as {
+      const sent = Array.from({ length: 2 * m.CLIENTS_AT_ONCE * m.REQUESTS_PER_ADDRESS + 1 }, () => p.next());
+      return { per: m.REQUESTS_PER_ADDRESS, atOnce: m.CLIENTS_AT_ONCE, sent, addresses: p.addresses };`) as {
       per: number;
+      atOnce: number;
       sent: string[];
       addresses: number;
     };
     expect(out.per).toBe(10);
-    const counts = new Map<string, number>();
-    for (const a of out.sent) counts.set(a, (counts.get(a) ?? 0) + 1);
-    expect([...counts.entries()]).toEqual([
-      ['10.0.0.0', 10],
-      ['10.0.0.1', 10],
-      ['10.0.0.2', 10],
-      ['10.0.0.3', 1],
-    ]);
-    expect(out.addresses).toBe(4);
+    expect(out.atOnce).toBe(1000);
+    const positions = new Map<string, number[]>();
+    out.sent.forEach((a, i) => positions.set(a, [...(positions.get(a) ?? []), i]));
+    // every address of the two full groups sent exactly its share, one turn every 1000 requests
+    const full = [...positions.entries()].filter(([, at]) => at.length === 10);
+    expect(full).toHaveLength(2000);
+    for (const [, at] of full) for (let k = 1; k < at.length; k++) expect(at[k] - at[k - 1]).toBe(1000);
+    expect(out.sent.slice(0, 3)).toEqual(['10.0.0.0', '10.0.0.1', '10.0.0.2']);
+    expect(out.sent[1000]).toBe('10.0.0.0');
+    expect(out.sent[10_000]).toBe('10.0.3.232'); // address 1000: the second group's first
+    expect(out.sent[20_000]).toBe('10.0.7.208'); // address 2000: the third group's first
+    expect(out.addresses).toBe(2001);
+  });
+
+  it('counts the addresses of a group that has not finished', () => {
+    const out = run(`
+      const p = new m.ClientPopulation(3, 0, 4);
+      const sent = Array.from({ length: 14 }, () => p.next());
+      return { sent, addresses: p.addresses };`) as { sent: string[]; addresses: number };
+    expect(out.sent.map((a) => Number(a.split('.')[3]))).toEqual([0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 4, 5]);
+    expect(out.addresses).toBe(6);
   });
 
   it('stays in 10.0.0.0/8 across its end, and keeps the addresses before its start for probes', () => {
     const out = run(`
-      const p = new m.ClientPopulation(1, 2 ** 24 - 2);
+      const p = new m.ClientPopulation(1, 2 ** 24 - 2, 1);
       return { sent: [p.next(), p.next(), p.next()], probes: [p.address(-1), p.address(-2)] };`) as {
       sent: string[];
       probes: string[];
     };
     expect(out.sent).toEqual(['10.255.255.254', '10.255.255.255', '10.0.0.0']);
     expect(out.probes).toEqual(['10.255.255.253', '10.255.255.252']);
-    const zero = run(`return new m.ClientPopulation(1, 0).address(-1);`);
+    const zero = run(`return new m.ClientPopulation(1, 0, 1).address(-1);`);
     expect(zero).toBe('10.255.255.255');
   });
 

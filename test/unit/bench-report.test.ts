@@ -65,7 +65,7 @@ describe('bench report: p99 at a fixed rate', () => {
       workloads: ['get', 'fixed-rate'],
       seeding: [],
       notes: [],
-      clients: { addresses: 1234, requestsPerAddress: 10 },
+      clients: { addresses: 1234, requestsPerAddress: 10, atOnce: 1000 },
     };
     const systems = [{ key: 'ours' }, { key: 'pocketbase' }];
     const md =
@@ -80,6 +80,8 @@ describe('bench report: p99 at a fixed rate', () => {
     expect(row).toMatch(/\| 5\.0 \(1\.0\) +\|/);
     expect(row).toContain('0.80');
     // the run's client population is part of how it was measured
-    expect(md).toContain('Clients: 1234 addresses (X-Forwarded-For from 10.0.0.0/8, 10 requests each');
+    expect(md).toContain(
+      'Clients: 1234 addresses (X-Forwarded-For from 10.0.0.0/8, 10 requests each, 1000 at a time taking turns;',
+    );
   });
 });
