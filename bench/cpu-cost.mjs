@@ -14,7 +14,7 @@
 //
 // Requests come from the bench's client population (bench/lib/population.mjs: X-Forwarded-For,
 // 10 requests per address), so the gateway must trust this machine as its proxy
-// (`TRUST_PROXY=loopback node scripts/stack.mjs restart`, what bench/run.mjs does). Processes are
+// (`TRUST_PROXY=1 node scripts/stack.mjs restart`, what bench/run.mjs does). Processes are
 // found by the ports they listen on.
 import http from 'node:http';
 import { execFileSync } from 'node:child_process';

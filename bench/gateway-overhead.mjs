@@ -5,7 +5,7 @@
 // the query) or, with --path, any data route. The logic is bench/lib/gateway-overhead.mjs.
 // The requests through the gateway come from the bench's client population (X-Forwarded-For, 10
 // requests per address): the gateway must trust this machine as its proxy (bench/run.mjs restarts
-// it so, or `TRUST_PROXY=loopback node scripts/stack.mjs restart`).
+// it so, or `TRUST_PROXY=1 node scripts/stack.mjs restart`).
 //
 //   node bench/gateway-overhead.mjs [--requests 3000] [--concurrency 16] [--rounds 3] [--path /api/data/x]
 import { parseArgs } from 'node:util';

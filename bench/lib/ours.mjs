@@ -1,9 +1,8 @@
 // Our system, measured through the gateway of the stack `node scripts/stack.mjs up` runs, on the
 // store it runs on (PostgreSQL, or FerretDB with BAAS_STORE=mongodb). The bench's clients are a
 // population of addresses (bench/lib/population.mjs) behind the bench as their proxy: the stack's
-// services are restarted with TRUST_PROXY=loopback and the product's default rate limits and, at
-// the end, restarted again with the caller's own settings (or stopped, when the bench started
-// them).
+// services are restarted with TRUST_PROXY=1 and the product's default rate limits and, at the
+// end, restarted again with the caller's own settings (or stopped, when the bench started them).
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -14,10 +13,14 @@ import { log } from './process.mjs';
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 /**
- * What the bench's stack runs with: the bench on this machine is the proxy its clients come
- * through, and the per-IP limits are the product's (the caller's own RATE_LIMIT_* are left out).
+ * What the bench's stack runs with: the bench is the one proxy its clients come through (one hop:
+ * natively the gateway sees it on loopback, under Docker Compose at the bridge's address, so
+ * `loopback` would not do there), and the per-IP limits are the product's (the caller's own
+ * RATE_LIMIT_* are left out). While the bench runs, a client that reaches the gateway's port
+ * could choose its address; before the population, the bench raised the limits to 100 million
+ * instead, which left no limit at all.
  */
-export const BENCH_STACK_ENV = { TRUST_PROXY: 'loopback' };
+export const BENCH_STACK_ENV = { TRUST_PROXY: '1' };
 const LEFT_OUT = [
   'RATE_LIMIT_GLOBAL_POINTS',
   'RATE_LIMIT_GLOBAL_WINDOW_SECONDS',
@@ -40,7 +43,7 @@ export function readStackEnv(name = 'env') {
 
 /** `node scripts/stack.mjs <command>`; with `bench`, in the bench's environment. */
 function stack(command, store, bench) {
-  log(`node scripts/stack.mjs ${command}${bench ? ' (TRUST_PROXY=loopback, default rate limits)' : ''}`);
+  log(`node scripts/stack.mjs ${command}${bench ? ' (TRUST_PROXY=1, default rate limits)' : ''}`);
   const env = { ...process.env, BAAS_STORE: store };
   if (bench) {
     for (const k of LEFT_OUT) delete env[k];
@@ -88,7 +91,7 @@ export async function checkClientsCountedApart(baseUrl, population = clients) {
   const second = await limitSeenBy(baseUrl, population.address(-2));
   if (first.remaining !== first.limit - 1 || second.remaining !== second.limit - 1) {
     throw new Error(
-      `the gateway does not count clients by X-Forwarded-For (RateLimit-Remaining ${first.remaining} then ${second.remaining} of ${first.limit} for two new addresses): its TRUST_PROXY does not trust this machine`,
+      `the gateway does not count clients by X-Forwarded-For (RateLimit-Remaining ${first.remaining} then ${second.remaining} of ${first.limit} for two new addresses): it must trust the hop in front of it (TRUST_PROXY=1 node scripts/stack.mjs restart)`,
     );
   }
   if (first.limit < 2 * REQUESTS_PER_ADDRESS) {

@@ -3,16 +3,15 @@
 // request each, so an address's requests are that many requests apart (about half a second at
 // 2,000 req/s, as a client clicking through an app), never a burst on many connections at once;
 // after REQUESTS_PER_ADDRESS turns the next CLIENTS_AT_ONCE addresses take over. Our gateway
-// (restarted by ensureStack with TRUST_PROXY=loopback: the bench on this machine is the trusted
-// proxy in front of it) thus sees many clients, each well inside the product's default per-IP
-// limits (100 requests, 20 on the auth routes, per 15 minutes), and counts and refuses them in
-// Redis the way it does real ones: a client's first request, and every few after it, waits for a
-// Redis round trip. The peers get the same header (neither trusts it by default; it changes
-// nothing for them).
+// (restarted by ensureStack with TRUST_PROXY=1: the bench is the one proxy in front of it) thus
+// sees many clients, each well inside the product's default per-IP limits (100 requests, 20 on
+// the auth routes, per 15 minutes), and counts and refuses them in Redis the way it does real
+// ones: a client's first request, and every few after it, waits for a Redis round trip. The peers
+// get the same header (neither trusts it by default; it changes nothing for them).
 //
 // Addresses come from 10.0.0.0/8 in order, from a random start: a second run within the limits'
 // window (15 minutes) starts elsewhere in the 16.7 million, so it does not meet the first run's
-// counts (a run sends a few hundred thousand addresses' worth).
+// counts (a full run uses about 200,000 addresses).
 
 /** Requests each address sends: half the auth routes' default limit (20 per window). */
 export const REQUESTS_PER_ADDRESS = 10;
