@@ -32,19 +32,24 @@ describe('storage: memory during large uploads', () => {
       );
       expect(results.map((r) => r.status)).toEqual(Array(PARALLEL).fill(201));
     };
+    // Every sample, in MB, printed with the result: a failure in CI says which way RSS went.
+    const samples: number[] = [];
     // The peak of RSS while `rounds` run, sampled every 100 ms.
     const peakDuring = async (rounds: number): Promise<number> => {
       let peak = await rss();
       let sampling = true;
       const sampler = (async () => {
         while (sampling) {
-          peak = Math.max(peak, await rss());
+          const now = await rss();
+          samples.push(Math.round(now / MB));
+          peak = Math.max(peak, now);
           await new Promise((r) => setTimeout(r, 100));
         }
       })();
       for (let i = 0; i < rounds; i++) await round();
       sampling = false;
       await sampler;
+      samples.push(-1); // end of a phase
       return peak;
     };
     // Two rounds first, so pools, clients and the heap are warm: a storage process just started
@@ -57,13 +62,19 @@ describe('storage: memory during large uploads', () => {
     const peak = await peakDuring(ROUNDS);
     console.log(
       `storage RSS idle ${Math.round(idle / MB)} MB, warm-up peak ${Math.round(warmPeak / MB)} MB, ` +
-        `peak ${Math.round(peak / MB)} MB`,
+        `peak ${Math.round(peak / MB)} MB; samples (MB, -1 ends a phase): ${samples.join(' ')}`,
     );
     // Both drivers hold an upload in stream buffers only: the local driver streams to disk, the
     // S3 driver spools past UPLOAD_SPOOL_MEMORY_BYTES (1 MiB) to a file and then sends it with
     // its length (a multipart upload of unknown length held a 5 MB part, about twice that while
-    // it was assembled: ~120 MB here for 8 uploads at once, on top of the warm-up's growth).
-    expect(peak - warmPeak).toBeLessThan(20 * MB);
-    expect(peak - idle).toBeLessThan(80 * MB);
+    // it was assembled: ~120 MB here for 8 uploads at once, on top of the warm-up's growth, so
+    // ~165 MB over idle). What is not an upload held: socket chunks already passed on wait for a
+    // garbage collection, which V8 starts when external memory has grown by tens of MB, and a
+    // fresh process's first rounds grow pools and the heap by 40-45 MB. So the rounds measured
+    // may exceed the warm-up's peak by at most the issue's 5 MB per concurrent upload (a
+    // leak of more than ~1.7 MB per upload fails), and the whole run stays under 100 MB over idle
+    // (local runs: 44 MB for a fresh process; the old multipart path: ~165 MB).
+    expect(peak - warmPeak).toBeLessThan(PARALLEL * 5 * MB);
+    expect(peak - idle).toBeLessThan(100 * MB);
   }, 120_000);
 });
