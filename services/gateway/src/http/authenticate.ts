@@ -146,12 +146,15 @@ export function authenticator(opts: AuthenticatorOptions) {
         if (origin !== undefined) corsForProject(ex.res, origin, project.allowedOrigins.length > 0);
         if (isUsersCollectionPath(ex.path)) return errors.usersCollectionReserved();
         ex.project = project;
+        // No address: no service records one for a key's request (the audit log is for admin
+        // requests, sessions for the console's), and an address would make the assertion one per
+        // client instead of one per key, a signature here and a verification behind for every
+        // new client. The per-address limits are the gateway's own.
         ex.claims = {
           admin: false,
           projectId: project.projectId,
           keyType: project.keyType,
           settings: project.settings,
-          clientIp: ex.ip,
         };
         return undefined;
       }

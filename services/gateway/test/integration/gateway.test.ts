@@ -232,12 +232,16 @@ describe('gateway (real Redis, NATS, auth service)', () => {
   it('signs one assertion per caller and service and reuses it, a new one after a project change', async () => {
     const p = await newProject();
     const q = await newProject();
-    const seen = async (key: string) => {
-      expect((await call(gatewayUrl, 'GET', '/api/data/t', { 'x-api-key': key })).status).toBe(200);
+    const seen = async (key: string, client = '10.0.0.20') => {
+      const r = await call(gatewayUrl, 'GET', '/api/data/t', { 'x-api-key': key, 'x-forwarded-for': client });
+      expect(r.status).toBe(200);
       return String(lastEcho?.headers['x-gateway-assertion']);
     };
     const first = await seen(p.secretKey);
     expect(await seen(p.secretKey)).toBe(first);
+    // a key's assertion names no client: every client of the key shares it
+    expect(await seen(p.secretKey, '10.0.0.21')).toBe(first);
+    expect(await verifyAssertion(keys.publicKey, 'data', first)).not.toHaveProperty('clientIp');
     expect(await seen(q.secretKey)).not.toBe(first);
     const patched = await call(
       gatewayUrl,
