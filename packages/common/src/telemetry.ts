@@ -1,5 +1,6 @@
 import {
   context,
+  propagation,
   SpanKind,
   SpanStatusCode,
   trace,
@@ -79,31 +80,41 @@ export function startTelemetry(
       };
   rpcMetadata = require('@opentelemetry/core') as typeof import('@opentelemetry/core');
   /* eslint-enable @typescript-eslint/no-require-imports */
+  const instrumentations = [
+    new HttpInstrumentation({
+      ignoreIncomingRequestHook: (req) => UNOBSERVED.test(req.url ?? ''),
+    }),
+    // Router spans end at once and say nothing. Middleware spans stay: ignoring them makes
+    // 0.52 drop a mounted router's prefix from the route template (it pops a path per
+    // ignored middleware, stored or not).
+    new ExpressInstrumentation({ ignoreLayersType: [ExpressLayerType.ROUTER] }),
+    new UndiciInstrumentation(),
+    // Background loops (outbox relay, sweeps, polls) make no root spans of their own.
+    new PgInstrumentation({ requireParentSpan: true }),
+    new MongoDBInstrumentation({ requireParentSpan: true }),
+    new IORedisInstrumentation({ requireParentSpan: true }),
+    new AwsInstrumentation({ suppressInternalInstrumentation: true }),
+  ];
   const sdk = new NodeSDK({
     serviceName,
     ...output,
-    instrumentations: [
-      new HttpInstrumentation({
-        ignoreIncomingRequestHook: (req) => UNOBSERVED.test(req.url ?? ''),
-      }),
-      // Router spans end at once and say nothing. Middleware spans stay: ignoring them makes
-      // 0.52 drop a mounted router's prefix from the route template (it pops a path per
-      // ignored middleware, stored or not).
-      new ExpressInstrumentation({ ignoreLayersType: [ExpressLayerType.ROUTER] }),
-      new UndiciInstrumentation(),
-      // Background loops (outbox relay, sweeps, polls) make no root spans of their own.
-      new PgInstrumentation({ requireParentSpan: true }),
-      new MongoDBInstrumentation({ requireParentSpan: true }),
-      new IORedisInstrumentation({ requireParentSpan: true }),
-      new AwsInstrumentation({ suppressInternalInstrumentation: true }),
-    ],
+    instrumentations,
   });
   sdk.start();
   enabled = true;
   return {
+    // The SDK's shutdown flushes and stops the providers but leaves the instrumentations hooked
+    // into the modules (undici's diagnostics channels, the patched drivers) and the API's globals
+    // set: a later start in the same process (tests run in one) would trace through both, and an
+    // undici request would carry a trace context per SDK ever started.
     shutdown: async () => {
       enabled = false;
+      tracer = undefined; // a proxy of the provider shut down
       await sdk.shutdown();
+      for (const i of instrumentations) i.disable();
+      trace.disable();
+      propagation.disable();
+      context.disable();
     },
   };
 }
