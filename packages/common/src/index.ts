@@ -25,6 +25,7 @@ export * from './user-tokens';
 export * from './janitor';
 export * from './keyed-mutex';
 export * from './lru';
+export * from './iso-text';
 export * from './janitor-responder';
 export * from './nats-tracing';
 export * from './request-context';

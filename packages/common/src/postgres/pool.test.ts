@@ -2,6 +2,7 @@ import { types } from 'pg';
 import { performance } from 'node:perf_hooks';
 import { createPostgresPool, IDLE_CONNECTION_MS, parseTimestamptz, withTransaction, type Pool } from './pool';
 import type { Logger } from '../logger';
+import { isoText } from '../iso-text';
 
 const reference = types.getTypeParser(1184, 'text');
 
@@ -24,6 +25,40 @@ describe('parseTimestamptz', () => {
     const theirs: unknown = reference(text);
     expect(mine instanceof Date).toBe(theirs instanceof Date); // infinity is a number there
     expect(Number(mine)).toBe(Number(theirs));
+    if (theirs instanceof Date) expect(isoText(mine as Date)).toBe(theirs.toISOString());
+  });
+
+  it('keeps the ISO text of a UTC timestamp, as toISOString writes it', () => {
+    // every length PostgreSQL writes in UTC: no fraction, one, two or three digits
+    const cases: Array<[string, string]> = [
+      ['2026-11-26 10:09:30+00', '2026-11-26T10:09:30.000Z'],
+      ['2026-11-26 10:09:30.3+00', '2026-11-26T10:09:30.300Z'],
+      ['2026-11-26 10:09:30.34+00', '2026-11-26T10:09:30.340Z'],
+      ['2026-11-26 10:09:30.345+00', '2026-11-26T10:09:30.345Z'],
+    ];
+    for (const [text, iso] of cases) {
+      const d = parseTimestamptz(text) as Date;
+      expect(isoText(d)).toBe(iso);
+      expect(d.toISOString()).toBe(iso);
+    }
+    // random instants, written by PostgreSQL's rule (trailing zeros of the fraction dropped)
+    for (let i = 0; i < 2000; i++) {
+      const ms = Math.floor(Math.random() * 4e12) - 1e12; // 1938-2065
+      const plain = new Date(ms).toISOString();
+      const fraction = plain.slice(19, 23).replace(/\.?0+$/, '');
+      const text = `${plain.slice(0, 10)} ${plain.slice(11, 19)}${fraction}+00`;
+      const d = parseTimestamptz(text) as Date;
+      expect(d.getTime()).toBe(ms);
+      expect(isoText(d)).toBe(plain);
+    }
+  });
+
+  it('reads a plain Date, equal to any Date of the same instant', () => {
+    const d = parseTimestamptz('2026-11-26 10:09:30.345+00');
+    expect(Object.getPrototypeOf(d)).toBe(Date.prototype);
+    expect(Object.keys(d as object)).toEqual([]);
+    expect(d).toEqual(new Date('2026-11-26T10:09:30.345Z'));
+    expect(structuredClone(d)).toEqual(new Date('2026-11-26T10:09:30.345Z'));
   });
 });
 

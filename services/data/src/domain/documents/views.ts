@@ -1,8 +1,9 @@
+import { isoText } from '@baas/common';
 import { INTERNAL_FIELDS } from '../collections/collection';
 
 function toJson(v: unknown): unknown {
   if (typeof v !== 'object' || v === null) return v;
-  if (v instanceof Date) return v.toISOString();
+  if (v instanceof Date) return isoText(v);
   // An ObjectId (or anything of its kind) a MongoDB pipeline produced.
   if (typeof (v as { toHexString?: unknown }).toHexString === 'function')
     return (v as { toHexString(): string }).toHexString();
