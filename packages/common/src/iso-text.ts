@@ -5,7 +5,9 @@
  * text on the Date it returns (`keepIsoText`) and the view writes it (`isoText`), for as long as
  * the Date still holds the instant the text was read as: a Date changed since (`setTime`,
  * `setUTCHours`...) is written from its value. The Date stays a plain Date (its constructor, its
- * prototype: libraries that compare constructors, as mingo's equality does, see a Date).
+ * prototype: libraries that compare constructors, as mingo's equality does, see a Date); the two
+ * properties it gains are keyed by symbols, which `Object.keys`, JSON and jest's equality ignore
+ * (node's `isDeepStrictEqual` would not: nothing here compares dates with it).
  */
 const TEXT = Symbol('isoText');
 const AT = Symbol('isoTextAt');

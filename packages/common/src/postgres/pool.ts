@@ -18,8 +18,8 @@ const FRACTION = ['.000', '', '00', '0', ''];
  * what every timestamp the services write looks like when the session's TimeZone is UTC), read
  * by V8's ISO parser from the ISO text `toISOString` would write (`2026-11-26T10:09:30.345Z`),
  * which the Date keeps for `isoText` (../iso-text.ts): ~0.6 us to read and write out instead of
- * ~1.5 (node-postgres' own parser: ~1.4 to read alone). Anything else (another zone, microseconds, BC, infinity, a year past 9999)
- * goes to node-postgres' own parser.
+ * ~1.5 (node-postgres' own parser: ~1.4 to read alone). Anything else (another zone,
+ * microseconds, BC, infinity, a year past 9999) goes to node-postgres' own parser.
  */
 export function parseTimestamptz(text: string): Date | number {
   const n = text.length;
