@@ -49,10 +49,13 @@ function exec(bin, args) {
   });
 }
 
+/** Targets written for one attack at most (a file of some MB); past it vegeta starts over. */
+const MAX_TARGETS = 20_000;
+
 /**
  * vegeta's JSON targets, one per line: the scenario's `next(i)` for `count` consecutive i from a
- * random start (ids, tags, users and bodies rotate as they do under autocannon); vegeta goes round
- * them in order and starts over at the end.
+ * random start (ids, tags, users and bodies rotate as they do under autocannon), each from the
+ * population's next client; vegeta goes round them in order and starts over at the end.
  */
 function targetLines(scenario, count) {
   const start = Math.floor(Math.random() * 1e6);
@@ -129,13 +132,21 @@ export async function measureAtRate(scenario, { benchDir, warmupSeconds, seconds
   const bin = vegetaBin(benchDir);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'baas-bench-vegeta-'));
   try {
-    const targets = path.join(dir, 'targets.jsonl');
-    fs.writeFileSync(
-      targets,
-      targetLines(scenario, Math.max(1, Math.min(20_000, Math.ceil(rate * seconds)))),
-    );
-    const warm = warmupSeconds > 0 ? await attack(bin, dir, targets, rate, warmupSeconds, connections) : null;
-    const result = await attack(bin, dir, targets, rate, seconds, connections);
+    // A file per attack: vegeta reads its targets from the start each time, so with one file the
+    // measured run sent the warm-up's clients again (twenty requests for some addresses).
+    const targetsFor = (name, secs) => {
+      const file = path.join(dir, `${name}.jsonl`);
+      fs.writeFileSync(
+        file,
+        targetLines(scenario, Math.max(1, Math.min(MAX_TARGETS, Math.ceil(rate * secs)))),
+      );
+      return file;
+    };
+    const warm =
+      warmupSeconds > 0
+        ? await attack(bin, dir, targetsFor('warm-up', warmupSeconds), rate, warmupSeconds, connections)
+        : null;
+    const result = await attack(bin, dir, targetsFor('measured', seconds), rate, seconds, connections);
     return { ...result, warmupNon2xx: warm?.non2xx ?? 0, warmupErrors: warm?.errors ?? 0 };
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -72,5 +72,54 @@ describe('bench: vegeta reports as the bench reads them', () => {
     it('says so when vegeta was never installed', () => {
       expect(callPaced('vegetaVersion', dir)).toBe('not installed');
     });
+  });
+});
+
+/**
+ * A stand-in for vegeta: `attack` sends (records) rate x duration targets from the start of its
+ * targets file, going round it as vegeta does, and `report` answers 200 for each.
+ */
+const FAKE_VEGETA = `#!/usr/bin/env node
+const fs = require('node:fs');
+const [cmd, ...args] = process.argv.slice(2);
+const opt = (name) => args.find((a) => a.startsWith('-' + name + '='))?.split('=')[1];
+if (cmd === 'attack') {
+  const lines = fs.readFileSync(opt('targets'), 'utf8').trim().split('\\n');
+  const n = parseInt(opt('rate'), 10) * parseInt(opt('duration'), 10);
+  const sent = [];
+  for (let i = 0; i < n; i++) sent.push(JSON.parse(lines[i % lines.length]).header['x-forwarded-for'][0]);
+  fs.appendFileSync(process.env.FAKE_VEGETA_LOG, sent.join('\\n') + '\\n');
+  fs.writeFileSync(opt('output'), String(n));
+} else if (cmd === 'report') {
+  const n = Number(fs.readFileSync(args[args.length - 1], 'utf8'));
+  process.stdout.write(JSON.stringify({ requests: n, duration: 1e9, latencies: { mean: 1e6, '50th': 1e6, '99th': 1e6, max: 1e6 }, status_codes: { 200: n } }));
+}
+`;
+
+describe('bench: fixed-rate attacks and the client population', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'bench-paced-'));
+    mkdirSync(join(dir, 'bin'));
+    writeFileSync(join(dir, 'bin', 'vegeta'), FAKE_VEGETA);
+    chmodSync(join(dir, 'bin', 'vegeta'), 0o755);
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('sends the warm-up and the measured run from clients of their own (vegeta reads its targets from the start)', () => {
+    const log = join(dir, 'sent.log');
+    const script = `import { measureAtRate } from ${JSON.stringify(PACED)};
+const scenario = { baseUrl: 'http://127.0.0.1:1', headers: {}, next: (i) => ({ path: '/x/' + i }) };
+const r = await measureAtRate(scenario, { benchDir: ${JSON.stringify(dir)}, warmupSeconds: 2, seconds: 3, rate: 100 });
+process.stdout.write(JSON.stringify(r));`;
+    const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
+      encoding: 'utf8',
+      env: { ...process.env, FAKE_VEGETA_LOG: log },
+    });
+    expect(JSON.parse(out)).toMatchObject({ requests: 300, non2xx: 0, warmupNon2xx: 0 });
+    const sent = readFileSync(log, 'utf8').trim().split('\n');
+    expect(sent).toHaveLength(500);
+    // 500 requests, fewer than the 1,000 clients at once: each client sent one, none twice
+    expect(new Set(sent).size).toBe(500);
   });
 });
