@@ -43,8 +43,9 @@ function isStalePlan(e: unknown): boolean {
  * One statement, with the input errors above mapped to 400. Prepared (parsed and planned once
  * per connection, see `prepared`): the service's statements are fixed texts, and a login's two
  * cost PostgreSQL ~170 µs of CPU less each than parsed anew. A prepared statement a migration
- * made stale is sent again unprepared (outside a transaction, which such an error would abort,
- * that answers it; the statements of transactions are not prepared).
+ * made stale is sent again unprepared. Inside a transaction (a user read back after an update)
+ * that second try would meet the aborted transaction; those reads name their columns, which a
+ * migration that adds a column does not make stale.
  */
 export async function run<R>(db: Queryable, sql: string, params: unknown[] = []): Promise<Rows<R>> {
   try {
