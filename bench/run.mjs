@@ -90,7 +90,9 @@ const cfg = {
     maxRequests: num('max-requests'),
   },
   docs: pick(num('docs'), 1000, 100),
-  users: pick(num('users'), 10, 4),
+  // at least half the connections (20): an account's logins in flight stay under the auth
+  // service's per-account limit (10 attempts before a success)
+  users: pick(num('users'), 10, 10),
   uploadMaxRequests: pick(1000, 200, 20),
   small: pick(num('small'), 1000, 100),
   large: pick(num('large'), 10_000, 500),
