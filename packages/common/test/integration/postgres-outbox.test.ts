@@ -210,7 +210,10 @@ describe('PgOutboxRelay', () => {
     r.kick();
     await until(async () => (await pending()) === 0, 10_000, 'the kicked relay to drain the outbox');
     await r.flush(); // the kicked pass is over (flush waits for it), then one probing pass
-    expect(statements.slice(0, 2)).toEqual([expect.stringMatching(/^BEGIN; DELETE FROM outbox/), 'COMMIT']);
+    expect(statements.slice(0, 2)).toEqual([
+      expect.stringMatching(/^BEGIN; SET LOCAL synchronous_commit TO off; DELETE FROM outbox/),
+      'COMMIT',
+    ]);
     expect(statements.slice(2)).toEqual([expect.stringMatching(/^SELECT seq FROM outbox/)]);
     expect(ids(await streamEvents(bus, from, projectId))).toEqual([e.id]);
 
@@ -218,9 +221,40 @@ describe('PgOutboxRelay', () => {
     statements.length = 0;
     r.kick();
     await r.flush();
-    expect(statements[0]).toMatch(/^BEGIN; DELETE FROM outbox/);
+    expect(statements[0]).toMatch(/^BEGIN; SET LOCAL synchronous_commit TO off; DELETE FROM outbox/);
     expect(statements[1]).toBe('COMMIT');
     expect(await pending()).toBe(0);
+  });
+
+  it("commits a batch's deletions without waiting for the WAL flush, in that transaction only", async () => {
+    // One connection, so that the setting it has after the batch is the one the batch ran on.
+    const pool = createPostgresPool(db.url, 'async-commit-relay', logger, { max: 1 });
+    pools.push(pool);
+    const atCommit: string[] = [];
+    pool.on('connect', (client) => {
+      const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
+      (client as { query: unknown }).query = async (...args: unknown[]) => {
+        if (args[0] === 'COMMIT') {
+          const inside = (await query('SHOW synchronous_commit')) as { rows: Array<Record<string, string>> };
+          atCommit.push(inside.rows[0]!.synchronous_commit!);
+        }
+        return query(...args);
+      };
+    });
+    const shown = async () =>
+      (await pool.query<{ synchronous_commit: string }>('SHOW synchronous_commit')).rows[0]!
+        .synchronous_commit;
+    const serverSetting = await shown();
+    const projectId = pid();
+    const from = await streamEnd(bus);
+    const e = event(projectId, 'async-commit');
+    await commit([e]);
+    await relay(pool).flush();
+    expect(await pending()).toBe(0);
+    expect(ids(await streamEvents(bus, from, projectId))).toEqual([e.id]);
+    expect(atCommit).toEqual(['off']);
+    // SET LOCAL: the connection goes back to the pool with the server's setting
+    expect(await shown()).toBe(serverSetting);
   });
 
   it('does one cheap statement, and no transaction, on a pass with nothing pending', async () => {
