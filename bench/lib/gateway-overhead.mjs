@@ -7,6 +7,7 @@ import http from 'node:http';
 import { createPrivateKey } from 'node:crypto';
 import { SignJWT } from 'jose';
 import { withClientAddress } from './population.mjs';
+import { cpuSeconds } from './procstat.mjs';
 
 /** The gateway signs one assertion per caller and reuses it for 30 s: so does the direct path. */
 const REUSE_MS = 30_000;
@@ -84,21 +85,47 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 /**
  * GET `path` (a data route) direct vs through the gateway: a warm-up of each, then `rounds`
  * interleaved rounds of `requests`; medians. project: { id, secretKey, settings }.
+ * With `bare` ({ url, pid }: bench/lib/bare-proxy.mjs in front of the data service), a third way
+ * through that proxy (the gateway's client headers plus the assertion), and with `pids`
+ * ({ name: pid }) the CPU microseconds per request each of those processes spent in each way.
  */
-export async function compareGatewayDirect({ env, secrets, project, path, requests, concurrency, rounds }) {
+export async function compareGatewayDirect({
+  env,
+  secrets,
+  project,
+  path,
+  requests,
+  concurrency,
+  rounds,
+  bare,
+  pids = {},
+}) {
   const { request, close } = requester(concurrency);
   const assertion = assertionFor(secrets, project);
-  const direct = async () => request(`${env.DATA_URL}${path}`, { 'x-gateway-assertion': await assertion() });
-  // through the gateway as the bench's clients send everything: many addresses, each under its limit
-  const viaGateway = () =>
-    request(`${env.BASE_URL}${path}`, withClientAddress({ 'x-api-key': project.secretKey }));
+  const ways = {
+    direct: async () => request(`${env.DATA_URL}${path}`, { 'x-gateway-assertion': await assertion() }),
+    // through the gateway as the bench's clients send everything: many addresses, each under its limit
+    gateway: () => request(`${env.BASE_URL}${path}`, withClientAddress({ 'x-api-key': project.secretKey })),
+  };
+  if (bare)
+    ways.bare = async () =>
+      request(
+        `${bare.url}${path}`,
+        withClientAddress({ 'x-api-key': project.secretKey, 'x-gateway-assertion': await assertion() }),
+      );
+  const watched = Object.entries(bare ? { ...pids, 'bare proxy': bare.pid } : pids);
   try {
-    await run(Math.min(requests, 500), concurrency, direct);
-    await run(Math.min(requests, 500), concurrency, viaGateway);
-    const results = { direct: [], gateway: [] };
+    for (const way of Object.values(ways)) await run(Math.min(requests, 500), concurrency, way);
+    const results = Object.fromEntries(Object.keys(ways).map((k) => [k, []]));
     for (let r = 0; r < rounds; r++) {
-      results.direct.push(await run(requests, concurrency, direct));
-      results.gateway.push(await run(requests, concurrency, viaGateway));
+      for (const [name, way] of Object.entries(ways)) {
+        const before = watched.map(([, pid]) => cpuSeconds(pid));
+        const result = await run(requests, concurrency, way);
+        result.cpuUs = Object.fromEntries(
+          watched.map(([label, pid], i) => [label, ((cpuSeconds(pid) - before[i]) * 1e6) / requests]),
+        );
+        results[name].push(result);
+      }
     }
     const summary = (rs) => ({
       rps: median(rs.map((r) => r.rps)),
@@ -106,10 +133,16 @@ export async function compareGatewayDirect({ env, secrets, project, path, reques
       p99Ms: median(rs.map((r) => r.p99)),
       non2xx: rs.reduce((a, r) => a + r.non2xx, 0),
       statuses: rs.at(-1).statuses,
+      cpuUs: Object.fromEntries(watched.map(([label]) => [label, median(rs.map((r) => r.cpuUs[label]))])),
     });
     const d = summary(results.direct);
     const g = summary(results.gateway);
-    return { path, requests, concurrency, rounds, direct: d, gateway: g, ratio: g.rps / d.rps };
+    const out = { path, requests, concurrency, rounds, direct: d, gateway: g, ratio: g.rps / d.rps };
+    if (bare) {
+      out.bare = summary(results.bare);
+      out.bareRatio = out.bare.rps / d.rps;
+    }
+    return out;
   } finally {
     close();
   }

@@ -193,6 +193,7 @@ export function failures(results) {
   if (results.gateway) {
     check('gateway direct', results.gateway.direct);
     check('gateway through', results.gateway.gateway);
+    if (results.gateway.bare) check('gateway bare proxy', results.gateway.bare);
   }
   check('uploads 20 x 10 MB', results.uploadMemory);
   return out;
@@ -319,20 +320,42 @@ export function renderMarkdown(report, chartFile) {
     lines.push(
       '## Gateway overhead',
       '',
-      `GET ${g.path}, ${g.requests} requests per round, ${g.concurrency} in flight, ${g.rounds} round(s) interleaved (medians); direct = straight to the data service with a gateway assertion signed by the bench (reused 30 s, as the gateway does).`,
+      `GET ${g.path}, ${g.requests} requests per round, ${g.concurrency} in flight, ${g.rounds} round(s) interleaved (medians); direct = straight to the data service with a gateway assertion signed by the bench (reused 30 s, as the gateway does)${g.bare ? "; bare proxy = node:http and undici's dispatch in front of the data service, as the gateway forwards, with none of its work (bench/lib/bare-proxy.mjs): what a hop costs on this machine before any check. CPU is per request, from /proc" : ''}.`,
       '',
       table(
-        ['', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx'],
+        ['', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', ...(g.bare ? ['proxy CPU µs', 'data CPU µs'] : [])],
         [
-          ['direct', f(g.direct.rps), f(g.direct.p50Ms, 2), f(g.direct.p99Ms, 2), g.direct.non2xx],
+          [
+            'direct',
+            f(g.direct.rps),
+            f(g.direct.p50Ms, 2),
+            f(g.direct.p99Ms, 2),
+            g.direct.non2xx,
+            ...(g.bare ? ['', f(g.direct.cpuUs?.data)] : []),
+          ],
+          ...(g.bare
+            ? [
+                [
+                  'through a bare proxy',
+                  f(g.bare.rps),
+                  f(g.bare.p50Ms, 2),
+                  f(g.bare.p99Ms, 2),
+                  g.bare.non2xx,
+                  f(g.bare.cpuUs?.['bare proxy']),
+                  f(g.bare.cpuUs?.data),
+                ],
+              ]
+            : []),
           [
             'through the gateway',
             f(g.gateway.rps),
             f(g.gateway.p50Ms, 2),
             f(g.gateway.p99Ms, 2),
             g.gateway.non2xx,
+            ...(g.bare ? [f(g.gateway.cpuUs?.gateway), f(g.gateway.cpuUs?.data)] : []),
           ],
-          ['gateway/direct', f(g.ratio, 2), '', '', ''],
+          ...(g.bare ? [['bare proxy/direct', f(g.bareRatio, 2), '', '', '', '', '']] : []),
+          ['gateway/direct', f(g.ratio, 2), '', '', '', ...(g.bare ? ['', ''] : [])],
         ],
       ),
       '',

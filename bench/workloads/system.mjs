@@ -6,6 +6,7 @@
 import crypto from 'node:crypto';
 import { call, multipart, runConcurrently } from '../lib/http.mjs';
 import { compareGatewayDirect } from '../lib/gateway-overhead.mjs';
+import { startBareProxy } from '../lib/bare-proxy.mjs';
 import { readStackEnv } from '../lib/ours.mjs';
 import {
   cpuSeconds,
@@ -132,17 +133,26 @@ export async function uploadMemory(ctx, ours) {
 
 export async function gatewayOverhead(ctx, ours) {
   const { env, cfg, results, log } = ctx;
-  const r = await compareGatewayDirect({
-    env,
-    secrets: readStackEnv('secrets.env'),
-    project: ours.project,
-    path: ours.paths.list(),
-    requests: cfg.gateway.requests,
-    concurrency: 20,
-    rounds: cfg.load.rounds,
-  });
-  results.gateway = r;
-  log(
-    `gateway/direct list-20: ${r.gateway.rps.toFixed(0)} / ${r.direct.rps.toFixed(0)} req/s = ${r.ratio.toFixed(2)}`,
-  );
+  // a bare proxy hop beside the gateway's: what any proxy costs here before the gateway's work
+  const bare = await startBareProxy(env.DATA_URL);
+  const { gateway, data } = stackPids();
+  try {
+    const r = await compareGatewayDirect({
+      env,
+      secrets: readStackEnv('secrets.env'),
+      project: ours.project,
+      path: ours.paths.list(),
+      requests: cfg.gateway.requests,
+      concurrency: 20,
+      rounds: cfg.load.rounds,
+      bare,
+      pids: { gateway, data },
+    });
+    results.gateway = r;
+    log(
+      `gateway/direct list-20: ${r.gateway.rps.toFixed(0)} / ${r.direct.rps.toFixed(0)} req/s = ${r.ratio.toFixed(2)} (bare proxy ${r.bareRatio.toFixed(2)})`,
+    );
+  } finally {
+    bare.stop();
+  }
 }

@@ -27,6 +27,37 @@ const runOf = (p99: number) =>
     statuses: { 200: 1000 },
   });
 
+/** A run's metadata, as bench/run.mjs records it. */
+const META = {
+  date: '2026-11-27',
+  machine: 'test',
+  mode: 'full',
+  cpus: 2,
+  cpuModel: 'cpu',
+  memoryGiB: 1,
+  node: 'v20',
+  postgres: 'PostgreSQL 15',
+  store: 'PostgreSQL',
+  commit: 'abc',
+  loadStart: '0',
+  load: {
+    autocannon: '9',
+    connections: 20,
+    pipelining: 1,
+    warmupSeconds: 2,
+    seconds: 6,
+    maxRequests: 1,
+    rounds: 3,
+    vegeta: 'v12',
+  },
+  tags: 100,
+  users: 10,
+  workloads: ['get', 'fixed-rate'],
+  seeding: [],
+  notes: [],
+  clients: { addresses: 1234, requestsPerAddress: 10, atOnce: 1000 },
+};
+
 describe('bench report: p99 at a fixed rate', () => {
   it('keeps the median p99 of the runs and their lowest and highest', () => {
     const s = run(`m.summarize([${runOf(9)}, ${runOf(3)}, ${runOf(4)}])`) as {
@@ -38,35 +69,7 @@ describe('bench report: p99 at a fixed rate', () => {
   });
 
   it('shows the range beside the median when there was more than one run, and not for one run', () => {
-    const meta = {
-      date: '2026-11-27',
-      machine: 'test',
-      mode: 'full',
-      cpus: 2,
-      cpuModel: 'cpu',
-      memoryGiB: 1,
-      node: 'v20',
-      postgres: 'PostgreSQL 15',
-      store: 'PostgreSQL',
-      commit: 'abc',
-      loadStart: '0',
-      load: {
-        autocannon: '9',
-        connections: 20,
-        pipelining: 1,
-        warmupSeconds: 2,
-        seconds: 6,
-        maxRequests: 1,
-        rounds: 3,
-        vegeta: 'v12',
-      },
-      tags: 100,
-      users: 10,
-      workloads: ['get', 'fixed-rate'],
-      seeding: [],
-      notes: [],
-      clients: { addresses: 1234, requestsPerAddress: 10, atOnce: 1000 },
-    };
+    const meta = META;
     const systems = [{ key: 'ours' }, { key: 'pocketbase' }];
     const md =
       run(`m.renderMarkdown({ meta: ${JSON.stringify(meta)}, systems: ${JSON.stringify(systems)}, results: {
@@ -83,5 +86,59 @@ describe('bench report: p99 at a fixed rate', () => {
     expect(md).toContain(
       'Clients: 1234 addresses (X-Forwarded-For from 10.0.0.0/8, 10 requests each, 1000 at a time taking turns;',
     );
+  });
+});
+
+describe('bench report: gateway overhead', () => {
+  const side = (rps: number, cpuUs: Record<string, number>, non2xx = 0) => ({
+    rps,
+    p50Ms: 5,
+    p99Ms: 12,
+    non2xx,
+    statuses: non2xx ? { 200: 2990, 500: non2xx } : { 200: 3000 },
+    cpuUs,
+  });
+  const gateway = (bareNon2xx = 0) => ({
+    path: '/api/data/items?sort=-createdAt&limit=20',
+    requests: 3000,
+    concurrency: 20,
+    rounds: 3,
+    direct: side(3000, { gateway: 0, data: 280, 'bare proxy': 0 }),
+    gateway: side(2250, { gateway: 200, data: 290, 'bare proxy': 0 }),
+    bare: side(2610, { gateway: 0, data: 285, 'bare proxy': 120 }, bareNon2xx),
+    ratio: 0.75,
+    bareRatio: 0.87,
+  });
+  const render = (results: unknown) =>
+    run(
+      `m.renderMarkdown({ meta: ${JSON.stringify({ ...META, workloads: ['gateway'] })}, systems: [{ key: 'ours' }], results: ${JSON.stringify(results)} })`,
+    ) as string;
+
+  it('shows the bare proxy beside the gateway, with the CPU each hop and the data service cost', () => {
+    const md = render({ gateway: gateway() });
+    const section = md.slice(md.indexOf('## Gateway overhead'));
+    const rows = section.split('\n').filter((l) => l.startsWith('| '));
+    expect(rows[0]).toMatch(/proxy CPU µs \| data CPU µs/);
+    expect(rows.find((l) => l.startsWith('| through a bare proxy'))).toMatch(/\| 2610 .*\| 120 +\| 285 +\|/);
+    expect(rows.find((l) => l.startsWith('| through the gateway'))).toMatch(/\| 2250 .*\| 200 +\| 290 +\|/);
+    expect(rows.find((l) => l.startsWith('| bare proxy/direct'))).toContain('0.87');
+    expect(rows.find((l) => l.startsWith('| gateway/direct'))).toContain('0.75');
+  });
+
+  it('renders a run without the bare proxy (earlier reports) as before', () => {
+    const without: Partial<ReturnType<typeof gateway>> = gateway();
+    delete without.bare;
+    delete without.bareRatio;
+    const section = render({ gateway: without }).split('## Gateway overhead')[1]!;
+    expect(section).not.toContain('bare proxy');
+    expect(section).not.toContain('CPU µs');
+    expect(section).toContain('| gateway/direct');
+  });
+
+  it("counts the bare proxy's failed requests among the run's failures", () => {
+    expect(run(`m.failures(${JSON.stringify({ gateway: gateway(10) })})`)).toEqual([
+      expect.stringMatching(/^gateway bare proxy: 10 non-2xx/),
+    ]);
+    expect(run(`m.failures(${JSON.stringify({ gateway: gateway() })})`)).toEqual([]);
   });
 });
