@@ -20,7 +20,8 @@ const HOP_BY_HOP = new Set([
 /** Starts the proxy in a child process: { url, pid, stop }. */
 export function startBareProxy(upstreamOrigin) {
   return new Promise((resolve, reject) => {
-    const child = fork(fileURLToPath(import.meta.url), ['--serve', upstreamOrigin]);
+    // without the bench's own flags (--cpu-prof, an inspector) in the proxy
+    const child = fork(fileURLToPath(import.meta.url), ['--serve', upstreamOrigin], { execArgv: [] });
     child.once('message', (port) =>
       resolve({ url: `http://127.0.0.1:${port}`, pid: child.pid, stop: () => child.kill() }),
     );
@@ -63,6 +64,8 @@ async function serve(upstreamOrigin) {
   });
   server.keepAliveTimeout = 60_000;
   server.listen(0, '127.0.0.1', () => process.send(server.address().port));
+  // the bench that started it is gone (ended, killed, crashed): so is the proxy
+  process.once('disconnect', () => process.exit(0));
 }
 
 if (process.argv[2] === '--serve') await serve(process.argv[3]);
