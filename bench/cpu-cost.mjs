@@ -7,7 +7,11 @@
 // remains the side-by-side judge.
 //
 //   node bench/cpu-cost.mjs [--base http://127.0.0.1:8080] [--requests 4000] [--concurrency 16]
-//                           [--ops get,list,filter,create,login] [--docs 1000]
+//                           [--ops get,list,filter,create,login] [--docs 1000] [--rate 50]
+//
+// --rate: at most that many requests a second (each one starts at its turn), so that costs can be
+// compared at equal rates: a process woken for every request pays more per request than one
+// that finds several waiting.
 //
 // login: email and password through the gateway, with the auth service's CPU in its own column
 // (argon2 runs on its libuv threads, counted there) and the PostgreSQL backends of both services.
@@ -33,6 +37,7 @@ const { values: args } = parseArgs({
     concurrency: { type: 'string', default: '16' },
     ops: { type: 'string', default: 'get,list,create' },
     docs: { type: 'string', default: '1000' },
+    rate: { type: 'string' },
   },
 });
 const env = readStackEnv();
@@ -45,6 +50,8 @@ const REQUESTS = Number(args.requests);
 const CONCURRENCY = Number(args.concurrency);
 const OPS = args.ops.split(',');
 const DOCS = Number(args.docs);
+const RATE = args.rate === undefined ? undefined : Number(args.rate);
+if (RATE !== undefined && !(RATE > 0)) throw new Error('--rate takes a positive number of requests a second');
 const TICKS = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
 await checkClientsCountedApart(BASE);
 
@@ -226,7 +233,12 @@ for (const op of OPS) {
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
       while (next < REQUESTS) {
-        const [method, path, body] = ops[op](next++);
+        const i = next++;
+        if (RATE) {
+          const due = Number(started) / 1e6 + (i * 1000) / RATE - Number(process.hrtime.bigint()) / 1e6;
+          if (due > 0) await new Promise((resolve) => setTimeout(resolve, due));
+        }
+        const [method, path, body] = ops[op](i);
         const r = await request(
           method,
           path,
