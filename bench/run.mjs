@@ -27,7 +27,6 @@ import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
 import { TAGS } from './lib/http.mjs';
 import { LOAD, measure } from './lib/load.mjs';
 import { measureAtRate, vegetaVersion } from './lib/paced.mjs';
@@ -42,6 +41,9 @@ import { analyze, withDataDb } from './lib/store-seed.mjs';
 import { SIDE_BY_SIDE, seedSystems, sideBySide } from './workloads/side-by-side.mjs';
 import { scale, tenants } from './workloads/scale.mjs';
 import { gatewayOverhead, idleCpu, memorySnapshot, uploadMemory } from './workloads/system.mjs';
+import { workspaceModule } from './lib/workspace-module.mjs';
+
+const pg = workspaceModule('packages/common', 'pg');
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const WORKLOADS = ['idle-cpu', ...SIDE_BY_SIDE, 'fixed-rate', 'gateway', 'memory', 'scale', 'tenants'];

@@ -3,7 +3,9 @@
 // many verifies in flight as the service allows (PASSWORD_HASH_CONCURRENCY), and nothing else.
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import argon2 from 'argon2';
+import { workspaceModule } from './workspace-module.mjs';
+
+const argon2 = workspaceModule('services/auth', 'argon2');
 
 const CONFIG = fileURLToPath(new URL('../../services/auth/src/config.ts', import.meta.url));
 

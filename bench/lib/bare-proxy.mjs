@@ -6,6 +6,7 @@
 import http from 'node:http';
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { workspaceModule } from './workspace-module.mjs';
 
 const HOP_BY_HOP = new Set([
   'connection',
@@ -30,7 +31,7 @@ export function startBareProxy(upstreamOrigin) {
 }
 
 async function serve(upstreamOrigin) {
-  const { Pool } = await import('undici');
+  const { Pool } = workspaceModule('services/gateway', 'undici');
   const pool = new Pool(upstreamOrigin, { connections: 256, pipelining: 1, keepAliveTimeout: 30_000 });
   const server = http.createServer((req, res) => {
     const headers = {};

@@ -5,9 +5,12 @@
 // report).
 import http from 'node:http';
 import { createPrivateKey } from 'node:crypto';
-import { SignJWT } from 'jose';
 import { withClientAddress } from './population.mjs';
 import { cpuSeconds } from './procstat.mjs';
+import { workspaceModule } from './workspace-module.mjs';
+
+/** As packages/common/src/assertion.ts signs it. */
+const { SignJWT } = workspaceModule('packages/common', 'jose');
 
 /** The gateway signs one assertion per caller and reuses it for 30 s: so does the direct path. */
 const REUSE_MS = 30_000;

@@ -6,9 +6,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
 import { call } from './http.mjs';
 import { HOST, freePort, startProcess, waitHttp } from './process.mjs';
+import { workspaceModule } from './workspace-module.mjs';
+
+const pg = workspaceModule('packages/common', 'pg');
 
 const DATABASE = 'baas_bench_parse';
 const APP_ID = 'baas-bench';

@@ -3,8 +3,10 @@
 // the 1,000- and 100,000-document projects and the 10,000 background tenants. Connects as the
 // superuser to the data service's database (POSTGRES_ADMIN_URL with DATA_DATABASE_URL's
 // database name), so row-level security on those tables, if any, does not stand in the way.
-import pg from 'pg';
 import { TAGS } from './http.mjs';
+import { workspaceModule } from './workspace-module.mjs';
+
+const pg = workspaceModule('packages/common', 'pg');
 
 export function dataAdminUrl(env) {
   const admin = new URL(env.POSTGRES_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
