@@ -46,3 +46,16 @@ export async function rawArgon2(params, seconds) {
   const elapsed = Number(process.hrtime.bigint() - started) / 1e9;
   return { ...params, verifies: done, seconds: elapsed, perSecond: done / elapsed };
 }
+
+/** One figure from several measurements (one per round): all verifies over all their seconds. */
+export function combineRaw(rounds) {
+  const verifies = rounds.reduce((n, r) => n + r.verifies, 0);
+  const seconds = rounds.reduce((n, r) => n + r.seconds, 0);
+  return {
+    ...rounds[0],
+    verifies,
+    seconds,
+    perSecond: verifies / seconds,
+    rounds: rounds.map((r) => r.perSecond),
+  };
+}

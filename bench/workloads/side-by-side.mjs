@@ -165,6 +165,8 @@ export async function sideBySide(ctx, systems, data) {
             await run(`${row} ${s.key} (round ${round + 1})`, by[s.key]),
           );
         }
+        // raw argon2 right after each round's logins, in the same state of the machine
+        if (row === 'login' && ctx.rawLogin) (results.argon2Rounds ??= []).push(await ctx.rawLogin());
       }
     }
     if (!selected.has('fixed-rate')) continue;

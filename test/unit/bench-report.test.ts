@@ -142,3 +142,51 @@ describe('bench report: gateway overhead', () => {
     expect(run(`m.failures(${JSON.stringify({ gateway: gateway() })})`)).toEqual([]);
   });
 });
+
+describe('bench report: login against raw argon2', () => {
+  const RAW = join(__dirname, '..', '..', 'bench', 'lib', 'argon2-raw.mjs');
+  const params = { memoryCost: 19456, timeCost: 2, parallelism: 1, concurrency: 2 };
+  const round = (verifies: number, seconds: number) => ({
+    ...params,
+    verifies,
+    seconds,
+    perSecond: verifies / seconds,
+  });
+
+  it('makes one figure of the rounds measured after each round of logins: all verifies over all seconds', () => {
+    const script = `import { combineRaw } from ${JSON.stringify(RAW)};
+process.stdout.write(JSON.stringify(combineRaw(${JSON.stringify([round(480, 6), round(420, 6), round(450, 6)])})));`;
+    const combined = JSON.parse(
+      execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' }),
+    );
+    expect(combined).toEqual({ ...params, verifies: 1350, seconds: 18, perSecond: 75, rounds: [80, 70, 75] });
+  });
+
+  it('shows each round beside the figure, and the ratio of our logins to it', () => {
+    const results = {
+      argon2: { ...params, verifies: 1350, seconds: 18, perSecond: 75, rounds: [80, 70, 75] },
+      comparison: {
+        login: {
+          ours: {
+            rps: 60,
+            meanMs: 300,
+            p50Ms: 300,
+            p99Ms: 600,
+            requests: 360,
+            non2xx: 0,
+            errors: 0,
+            statuses: { 200: 360 },
+          },
+        },
+      },
+    };
+    const md = run(
+      `m.renderMarkdown({ meta: ${JSON.stringify({ ...META, docs: 10000, workloads: ['login'] })}, systems: [{ key: 'ours' }], results: ${JSON.stringify(results)} })`,
+    ) as string;
+    const section = md.slice(md.indexOf('## Login against raw argon2')).split('\n## ')[0]!;
+    expect(section).toContain('right after each round of logins');
+    expect(section).toMatch(/\*\*75\.0\/s\*\* \(rounds 80\.0, 70\.0, 75\.0\)/);
+    expect(section).toContain('60.0/s');
+    expect(section).toContain('0.80');
+  });
+});
