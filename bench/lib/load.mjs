@@ -16,7 +16,8 @@ export const LOAD = {
  * `{ path, method?, headers?, body? }` for the i-th request of a connection (rotating ids, tags,
  * cursors, users), so every connection walks different documents. `body` is sent as JSON unless
  * it is a Buffer (sent as is, with `headers['content-type']`). Optional per scenario:
- * `maxRequests` (a cap below the run's, e.g. for 1 MB uploads) and `connections`.
+ * `maxRequests` (a cap below the run's, e.g. for 1 MB uploads), `connections` and
+ * `minWarmupSeconds` (a longer warm-up than the run's, never one where the run has none).
  */
 function requestsFor(scenario) {
   return [
@@ -72,13 +73,19 @@ function summarize(r) {
   };
 }
 
+/** The run's warm-up, or the scenario's `minWarmupSeconds` if longer; none stays none (the smoke). */
+export function warmupFor(scenario, warmupSeconds) {
+  return warmupSeconds > 0 ? Math.max(warmupSeconds, scenario.minWarmupSeconds ?? 0) : 0;
+}
+
 /**
  * Warm-up (discarded, but its non-2xx are kept for the report; skipped when warmupSeconds is 0),
  * then the measured run, as fast as the system answers (closed loop: latency at a fixed rate is
  * measured open-loop by paced.mjs).
  */
 export async function measure(scenario, { warmupSeconds, seconds, maxRequests }) {
-  const warm = warmupSeconds > 0 ? summarize(await run(scenario, warmupSeconds, maxRequests)) : null;
+  const warmup = warmupFor(scenario, warmupSeconds);
+  const warm = warmup > 0 ? summarize(await run(scenario, warmup, maxRequests)) : null;
   const result = summarize(await run(scenario, seconds, maxRequests));
   return { ...result, warmupNon2xx: warm?.non2xx ?? 0, warmupErrors: warm?.errors ?? 0 };
 }

@@ -27,3 +27,13 @@ it.each([4, 10])('any 20 logins in a row spread evenly over %i users', (users) =
     expect(Math.max(...perAccount.values())).toBeLessThanOrEqual(Math.ceil(20 / users));
   }
 });
+
+it("warms the login row up for 8 s at least (the run's own warm-up when longer, none in the smoke)", () => {
+  const LOAD = join(__dirname, '..', '..', 'bench', 'lib', 'load.mjs');
+  const script = `import { loginScenario } from ${JSON.stringify(WORKLOADS)};
+import { warmupFor } from ${JSON.stringify(LOAD)};
+const login = loginScenario({ baseUrl: 'http://x', login: (email) => ({ email }) }, 10);
+process.stdout.write(JSON.stringify([2, 0, 12].map((w) => warmupFor(login, w)).concat(warmupFor({}, 2))));`;
+  const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+  expect(JSON.parse(out)).toEqual([8, 0, 12, 2]);
+});
