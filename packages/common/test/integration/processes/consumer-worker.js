@@ -4,12 +4,14 @@
 //   ready                 the consumer is pulling
 //   claimed <event id>    the handler holds the claim (MODE=hang: it then never returns)
 //   effect <event id>     the handler's effect happened (MODE=work)
+// each followed by a tab and this process's clock (ms) when it happened, so that the test times the
+// steps as they happened, not as its own polling saw them.
 'use strict';
 const { connectNats, createLogger, idempotent, JetStreamBus } = require('@baas/common');
 
 const { NATS_URL, STORE_URL, STORE_DB, DURABLE, PROJECT_ID, MODE } = process.env;
 const logger = createLogger('consumer-worker', 'silent');
-const say = (line) => process.stdout.write(`${line}\n`);
+const say = (line) => process.stdout.write(`${line}\t${Date.now()}\n`);
 
 async function processedEvents() {
   if (STORE_URL.startsWith('postgres')) {
