@@ -20,7 +20,7 @@
 //   node bench/run.mjs [--only list-20,login,...] [--store postgres|mongodb] [--quick | --smoke]
 //                      [--seconds 6] [--warmup 2] [--rounds 3] [--peers-only] [--keep-tenants]
 //                      [--idle-seconds 60] [--idle-settle-seconds 120] [--idle-projects 1000]
-//                      [--budget-minutes 30] [--out DIR]
+//                      [--budget-minutes 40] [--out DIR]
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -70,7 +70,7 @@ const { values: args } = parseArgs({
     quick: { type: 'boolean', default: false },
     smoke: { type: 'boolean', default: false },
     out: { type: 'string' },
-    'budget-minutes': { type: 'string', default: '30' },
+    'budget-minutes': { type: 'string', default: '40' },
   },
 });
 const num = (k) => Number(args[k]);
