@@ -19,18 +19,26 @@ export function pipelineSql(
   params: Params,
   maxRows: number,
 ): string {
-  const notScalars = plan.scalarPaths.map((p) => notScalar(p, params)).join(' OR ');
   const ctes: string[] = [];
   let unsafe: string;
   let main: string;
   if (plan.group) {
-    // One scan: the groups, each knowing whether one of its documents is unsafe.
-    ctes.push(`g AS MATERIALIZED (${groupSql(plan, where(params), notScalars || 'false', params)})`);
-    unsafe = 'SELECT COALESCE(bool_or(g.bad), false) AS unsafe FROM g';
+    // One scan: the groups, each knowing whether one of its documents is unsafe. The group key's
+    // own value is the same in every document of its group, so whether it is an object or an
+    // array is asked once per group, of `k`, rather than of every document (a second extraction
+    // per row was a third of a `$group` over 10,000 documents); arrays on the way to it are not
+    // in `k` and stay checked per document.
+    const key = plan.group.key;
+    const perRow = plan.scalarPaths
+      .map((p) => (p === key ? arraysOnTheWay(p, params) : notScalar(p, params)))
+      .filter((c) => c !== '');
+    ctes.push(`g AS MATERIALIZED (${groupSql(plan, where(params), perRow.join(' OR '), params)})`);
+    unsafe = `SELECT COALESCE(bool_or(g.bad OR jsonb_typeof(g.k) IN ('object', 'array')), false) AS unsafe FROM g`;
     const rows = groupRowsSql(plan, where, params);
     ctes.push(...rows.ctes);
     main = rows.main;
   } else {
+    const notScalars = plan.scalarPaths.map((p) => notScalar(p, params)).join(' OR ');
     unsafe = `SELECT ${
       notScalars ? `EXISTS (SELECT 1 FROM documents WHERE ${where(params)} AND (${notScalars}))` : 'false'
     } AS unsafe`;
@@ -54,14 +62,19 @@ function window(plan: PipelinePlan, params: Params, cap: number | undefined): st
 
 /** An object or array at the path, or an array on the way to it (MongoDB would look into it). */
 function notScalar(path: string, params: Params): string {
+  const v = fieldJson(path, params);
+  const own = `jsonb_typeof(${v}) IN ('object', 'array')`;
+  const before = arraysOnTheWay(path, params);
+  return before ? `${before} OR ${own}` : own;
+}
+
+/** An array on the way to the path (`a` of `a.b.c`, then `a.b`); '' for a top-level field. */
+function arraysOnTheWay(path: string, params: Params): string {
   const parts = path.split('.');
-  const checks = parts.map((_, i) => {
-    const v = fieldJson(parts.slice(0, i + 1).join('.'), params);
-    return i < parts.length - 1
-      ? `jsonb_typeof(${v}) = 'array'`
-      : `jsonb_typeof(${v}) IN ('object', 'array')`;
-  });
-  return checks.join(' OR ');
+  return parts
+    .slice(0, -1)
+    .map((_, i) => `jsonb_typeof(${fieldJson(parts.slice(0, i + 1).join('.'), params)}) = 'array'`)
+    .join(' OR ');
 }
 
 const DOCUMENT_COLUMNS = 'id, body, is_deleted, deleted_at, created_at, updated_at';
@@ -154,19 +167,20 @@ function groupOrder(s: SortPlan, accumulators: Accumulator[]): string[] {
 }
 
 /**
- * The groups: key `k`, accumulators `a0`..., `bad` (one of the group's documents is unsafe) and
+ * The groups: key `k`, accumulators `a0`..., `bad` (one of the group's documents fails `perRow`:
+ * an array on the way to the key, or an object or array where another field must be scalar) and
  * `first_at`, the creation time of the group's first document in the read order (created_at, id).
  * Which id comes first among the documents of that instant is asked only when two groups start at
  * the same instant (see groupRowsSql): comparing timestamps per row costs little, where the pair
  * as sortable text (to_char, then the id) was half of a `$group` over 28,000 documents.
  */
-function groupSql(plan: PipelinePlan, where: string, notScalars: string, params: Params): string {
+function groupSql(plan: PipelinePlan, where: string, perRow: string, params: Params): string {
   const group = plan.group;
   if (!group) throw new Error('not a group plan');
   const columns = [
     `${groupKey(group, params)} AS k`,
     ...group.accumulators.map((a, i) => `${accumulatorSql(a, params)} AS a${i}`),
-    `bool_or(${notScalars}) AS bad`,
+    perRow ? `bool_or(${perRow}) AS bad` : 'false AS bad',
   ];
   if (needsFirstSeen(plan)) columns.push('min(created_at) AS first_at');
   // No input, no group (MongoDB gives no row for `_id: null` over nothing).
@@ -188,10 +202,9 @@ function needsFirstSeen(plan: PipelinePlan): boolean {
  * The groups' rows in the plan's order, then in the order each group first appeared: by `first_at`
  * and, for groups whose first documents share an instant (`ties`, counted over the groups), by the
  * least id among their documents of that instant (`first_id`), looked up for the tied groups only.
- * A lookup reads the documents of one instant: a few where documents come through the API (each
- * gets its own creation time, to the millisecond), every one of them where a bulk load gave all
- * the same time (then each tied group reads them all: 3 groups over 60,000 such documents double
- * the statement's time; the statement timeout bounds the rest).
+ * The lookup reads the documents of the tied instants once: a few where documents come through
+ * the API one at a time (each gets its own creation time, to the millisecond), more where they
+ * came in bursts or a bulk load gave many the same time, at most the collection once more.
  */
 function groupRowsSql(
   plan: PipelinePlan,
@@ -205,13 +218,18 @@ function groupRowsSql(
     return { ctes: [], main: `SELECT true AS present, g.* FROM g ORDER BY ${order.join(', ')}` };
   const ctes = [
     'gt AS (SELECT g.*, count(*) OVER (PARTITION BY g.first_at) AS ties FROM g)',
-    // Per tied group, through the (created_at, id) index: the documents of one instant. A join
-    // left to the planner hashed every document of the collection instead (as costly as the
-    // grouping itself when most groups tie, as when the first documents came in one burst).
+    // Per key, the least id at its earliest instant among the documents of the tied groups' first
+    // instants, read once (`created_at = ANY`, through the (created_at, id) index) and only when
+    // some groups tie. Within that read a tied group's earliest instant is its first_at; an
+    // untied group's first_id, if any, is never compared (no other group shares its first_at).
+    // One read, no lookup per group: with a new tenant's rows not yet in the statistics (a large
+    // partition is analysed rarely), a lookup per tied group took the primary key and read the
+    // whole collection each time (10,000 documents loaded in bursts: 5-s timeouts).
     // documents' columns unqualified (as `where` writes them): gt has none of their names.
-    `f AS (SELECT gt.k, x.first_id FROM gt CROSS JOIN LATERAL (SELECT min(id COLLATE "C") AS first_id` +
-      ` FROM documents WHERE ${where(params)} AND created_at = gt.first_at` +
-      ` AND ${groupKey(group, params)} = gt.k) x WHERE gt.ties > 1)`,
+    `f AS MATERIALIZED (SELECT DISTINCT ON (1) ${groupKey(group, params)} AS k, id AS first_id` +
+      ` FROM documents WHERE ${where(params)} AND EXISTS (SELECT 1 FROM gt WHERE gt.ties > 1)` +
+      ` AND created_at = ANY (ARRAY(SELECT gt.first_at FROM gt WHERE gt.ties > 1))` +
+      ` ORDER BY 1, created_at, id COLLATE "C")`,
   ];
   order.push('g.first_at', 'f.first_id COLLATE "C"');
   return {
