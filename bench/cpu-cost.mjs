@@ -7,7 +7,7 @@
 // remains the side-by-side judge.
 //
 //   node bench/cpu-cost.mjs [--base http://127.0.0.1:8080] [--requests 4000] [--concurrency 16]
-//                           [--ops get,list,filter,create,login] [--docs 1000] [--rate 50]
+//                           [--ops get,list,filter,create,aggregate,login] [--docs 1000] [--rate 50]
 //
 // --rate: at most that many requests a second (each one starts at its turn), so that costs can be
 // compared at equal rates: a process woken for every request pays more per request than one
@@ -181,6 +181,12 @@ const ops = {
   list: () => ['GET', '/api/data/items?sort=-createdAt&limit=20'],
   filter: (i) => ['GET', `/api/data/items?tag=tag${i % 100}&sort=-createdAt&limit=20`],
   create: (i) => ['POST', '/api/data/items', JSON.stringify({ title: `c${i}`, n: i, tag: `tag${i % 100}` })],
+  // the side-by-side bench's aggregation: $group by tag with a count over the whole collection
+  aggregate: () => [
+    'POST',
+    '/api/data/items/aggregate',
+    JSON.stringify({ pipeline: [{ $group: { _id: '$tag', count: { $sum: 1 } } }] }),
+  ],
 };
 
 console.log(
