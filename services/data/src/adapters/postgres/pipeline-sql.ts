@@ -204,7 +204,7 @@ function needsFirstSeen(plan: PipelinePlan): boolean {
  * least id among their documents of that instant (`first_id`), looked up for the tied groups only.
  * The lookup reads the documents of the tied instants once: a few where documents come through
  * the API one at a time (each gets its own creation time, to the millisecond), more where they
- * came in bursts or a bulk load gave many the same time, at most the collection once more.
+ * came in bursts or a bulk load gave many the same time: at most the collection once more, sorted.
  */
 function groupRowsSql(
   plan: PipelinePlan,
