@@ -7,7 +7,15 @@ import path from 'node:path';
 import { ensureBucket } from '../s3-ensure-bucket.mjs';
 import { DATA, LOGS, PIDS, ROOT, S3_BUCKET, S3_REGION, SERVICES, TOOLS_BIN } from './context.mjs';
 import { NATS_CONFIG, NATS_PASSWORD_VARS, NATS_USERS } from './nats.mjs';
-import { isOurs, pidFile, readPidRecord, startProcess, stopProcess, waitForPort } from './processes.mjs';
+import {
+  cmdlineOf,
+  isOurs,
+  pidFile,
+  readPidRecord,
+  startProcess,
+  stopProcess,
+  waitForPort,
+} from './processes.mjs';
 import { HOST, StackError, fail, findBinary, log, mkdirs, readText, tcpOpen } from './util.mjs';
 
 /** Infrastructure process names (pid files), in the order `down` stops them. */
@@ -198,8 +206,11 @@ async function ensureS3(secrets, s3Port) {
   mkdirs(root);
   const args = (metaMode) => {
     const meta = metaMode === 'sidecar' ? ['--sidecar', sidecar] : metaMode === 'nometa' ? ['--nometa'] : [];
-    // global flags before the subcommand, backend flags (--sidecar/--nometa) after it
-    return ['--port', `${HOST}:${s3Port}`, '--health', '/health', 'posix', ...meta, root];
+    // global flags before the subcommand, backend flags (--sidecar/--nometa) after it;
+    // --keep-alive: without it every request is answered `Connection: close`, so the storage
+    // service opened a connection per object; --quiet: no access-log line per request
+    const global = ['--port', `${HOST}:${s3Port}`, '--health', '/health', '--keep-alive', '--quiet'];
+    return [...global, 'posix', ...meta, root];
   };
   const env = {
     ...process.env,
@@ -207,6 +218,12 @@ async function ensureS3(secrets, s3Port) {
     ROOT_SECRET_KEY: secrets.S3_SECRET_ACCESS_KEY,
   };
   const bin = toolBinary('versitygw');
+  // Started by an earlier up without the flags of today: start it again with them.
+  const running = readPidRecord('s3');
+  if (isOurs(running) && !cmdlineOf(running.pid).includes('--keep-alive')) {
+    log('s3        started without --keep-alive by an earlier up: restarting it');
+    await stopProcess('s3');
+  }
   const chosen = process.env.BAAS_S3_META || readText(modeFile)?.trim();
   if (chosen && !['xattr', 'sidecar', 'nometa'].includes(chosen)) {
     throw new StackError(`BAAS_S3_META / ${modeFile} must be xattr, sidecar or nometa (got ${chosen})`);

@@ -19,7 +19,7 @@ export function pidAlive(pid) {
   }
 }
 
-function cmdlineOf(pid) {
+export function cmdlineOf(pid) {
   const proc = readText(`/proc/${pid}/cmdline`);
   if (proc !== null) return proc.split('\0').join(' ').trim();
   const r = spawnSync('ps', ['-o', 'command=', '-p', String(pid)], { encoding: 'utf8' });

@@ -122,6 +122,14 @@ describe('docker-compose.yml follows deploy/services.json', () => {
     }
   });
 
+  it('the S3 server keeps connections alive (versitygw closes each one without --keep-alive)', () => {
+    const command: string[] = compose.services.s3.command;
+    const backend = command.indexOf('posix');
+    // global flags go before the backend subcommand
+    expect(command.indexOf('--keep-alive')).toBeGreaterThan(-1);
+    expect(command.indexOf('--keep-alive')).toBeLessThan(backend);
+  });
+
   it('npm run up runs each service with the command line compose and kustomize give it', () => {
     // scripts/stack is ESM: ask a child node for the command lines the stack starts
     const out = execFileSync(
