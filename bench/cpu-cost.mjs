@@ -7,7 +7,7 @@
 // remains the side-by-side judge.
 //
 //   node bench/cpu-cost.mjs [--base http://127.0.0.1:8080] [--requests 4000] [--concurrency 16]
-//                           [--ops get,list,filter,create,aggregate,login] [--docs 1000] [--rate 50]
+//                           [--ops get,list,filter,create,aggregate,login,upload] [--docs 1000] [--rate 50]
 //
 // --rate: at most that many requests a second (each one starts at its turn), so that costs can be
 // compared at equal rates: a process woken for every request pays more per request than one
@@ -15,6 +15,9 @@
 //
 // login: email and password through the gateway, with the auth service's CPU in its own column
 // (argon2 runs on its libuv threads, counted there) and the PostgreSQL backends of both services.
+//
+// upload: a 1 MB file (multipart, as the side-by-side bench sends it) through the gateway, with
+// the storage service and the S3 server (S3_ENDPOINT, versitygw here) in columns of their own.
 //
 // Requests come from the bench's client population (bench/lib/population.mjs: X-Forwarded-For,
 // 10 requests per address), so the gateway must trust this machine as its proxy
@@ -24,8 +27,10 @@ import http from 'node:http';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { randomBytes } from 'node:crypto';
 import { checkClientsCountedApart, readStackEnv } from './lib/ours.mjs';
 import { withClientAddress } from './lib/population.mjs';
+import { multipart } from './lib/http.mjs';
 
 const { values: args } = parseArgs({
   options: {
@@ -46,6 +51,7 @@ const BASE = args.base ?? env.BASE_URL ?? 'http://127.0.0.1:8080';
 const VIA = args.via ?? BASE;
 const DATA = args.data ?? env.DATA_URL ?? 'http://127.0.0.1:8082';
 const AUTH = args.auth ?? env.AUTH_URL ?? 'http://127.0.0.1:8081';
+const STORAGE = env.STORAGE_URL ?? 'http://127.0.0.1:8083';
 const REQUESTS = Number(args.requests);
 const CONCURRENCY = Number(args.concurrency);
 const OPS = args.ops.split(',');
@@ -115,7 +121,9 @@ async function json(method, path, headers, body, expect) {
 }
 
 const admin = { authorization: `Bearer ${env.PLATFORM_ADMIN_TOKEN}` };
-const project = await json('POST', '/api/admin/projects', admin, { name: 'cpu-cost' }, [201]);
+// room for the upload op's files (the default quota holds about a hundred of them)
+const settings = { limits: { storageBytes: 1_000_000_000_000 } };
+const project = await json('POST', '/api/admin/projects', admin, { name: 'cpu-cost', settings }, [201]);
 await json(
   'PUT',
   `/api/admin/projects/${project.id}/collections/items`,
@@ -170,7 +178,11 @@ if (OPS.includes('login')) {
 const gatewayPid = pidOnPort(new URL(VIA).port || 80);
 const dataPid = pidOnPort(new URL(DATA).port);
 const authPid = pidOnPort(new URL(AUTH).port);
-const opHeaders = { login: { 'x-api-key': project.publishableKey } };
+const upload = multipart('/api/storage/upload', randomBytes(1024 * 1024));
+const opHeaders = {
+  login: { 'x-api-key': project.publishableKey, 'content-type': 'application/json' },
+  upload: { ...key, ...upload.headers },
+};
 const ops = {
   login: (i) => [
     'POST',
@@ -181,6 +193,7 @@ const ops = {
   list: () => ['GET', '/api/data/items?sort=-createdAt&limit=20'],
   filter: (i) => ['GET', `/api/data/items?tag=tag${i % 100}&sort=-createdAt&limit=20`],
   create: (i) => ['POST', '/api/data/items', JSON.stringify({ title: `c${i}`, n: i, tag: `tag${i % 100}` })],
+  upload: () => ['POST', upload.path, upload.body],
   // the side-by-side bench's aggregation: $group by tag with a count over the whole collection
   aggregate: () => [
     'POST',
@@ -203,6 +216,8 @@ function optionalPid(url, fallbackPort) {
 }
 const redisPids = optionalPid(env.REDIS_URL, 6379);
 const natsPids = optionalPid(env.NATS_URL, 4222);
+const storagePids = optionalPid(STORAGE, 8083);
+const s3Pids = env.S3_ENDPOINT ? optionalPid(env.S3_ENDPOINT, 80) : [];
 
 /** Every PostgreSQL process (backends of any client, and the server's own: WAL writer, autovacuum...). */
 function allPostgres() {
@@ -217,17 +232,19 @@ function allPostgres() {
 }
 
 console.log(
-  'op      gateway    data    auth  postgres   redis    nats   total   wall req/s   statuses   (pg all)',
+  'op      gateway    data    auth storage  postgres   redis    nats      s3   total   wall req/s   statuses   (pg all)',
 );
 for (const op of OPS) {
-  const backends = postgresBackends([dataPid, authPid]);
+  const backends = postgresBackends([dataPid, authPid, ...storagePids]);
   const pids = {
     gateway: [gatewayPid],
     data: [dataPid],
     auth: [authPid],
+    storage: storagePids,
     postgres: backends,
     redis: redisPids,
     nats: natsPids,
+    s3: s3Pids,
   };
   const before = Object.fromEntries(
     Object.entries(pids).map(([k, ps]) => [k, ps.reduce((s, p) => s + cpuSeconds(p), 0)]),
@@ -248,7 +265,7 @@ for (const op of OPS) {
         const r = await request(
           method,
           path,
-          { ...(opHeaders[op] ?? key), 'content-type': 'application/json' },
+          opHeaders[op] ?? { ...key, 'content-type': 'application/json' },
           body,
           VIA,
         );
@@ -269,7 +286,8 @@ for (const op of OPS) {
     (allPostgres().reduce((s, p) => s + cpuSeconds(p) - (pgBefore.get(p) ?? 0), 0) * 1e6) / REQUESTS;
   console.log(
     `${op.padEnd(7)} ${per.gateway.toFixed(0).padStart(7)} ${per.data.toFixed(0).padStart(7)} ${per.auth.toFixed(0).padStart(7)} ` +
-      `${per.postgres.toFixed(0).padStart(9)} ${per.redis.toFixed(0).padStart(7)} ${per.nats.toFixed(0).padStart(7)} ` +
+      `${per.storage.toFixed(0).padStart(7)} ${per.postgres.toFixed(0).padStart(9)} ${per.redis.toFixed(0).padStart(7)} ` +
+      `${per.nats.toFixed(0).padStart(7)} ${per.s3.toFixed(0).padStart(7)} ` +
       `${total.toFixed(0).padStart(7)} ` +
       `${(REQUESTS / seconds).toFixed(0).padStart(10)}   ${JSON.stringify(statuses)}   (${pgAll.toFixed(0)})`,
   );
