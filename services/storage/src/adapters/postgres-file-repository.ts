@@ -1,5 +1,5 @@
 import { trustedProjectId, type EventEnvelope, type ProjectId, type TimeKeyset } from '@baas/common';
-import { appendOutbox, withTransaction, type Pool } from '@baas/common/postgres';
+import { appendOutbox, prepared, withTransaction, type Pool } from '@baas/common/postgres';
 import type { FileRecord, FileRepository, FileStatus } from '../ports';
 
 interface FileRow {
@@ -35,7 +35,9 @@ function toRecord(r: FileRow): FileRecord {
 /**
  * File metadata in the `files` table. A state change that has an event (pending -> complete,
  * complete -> gone) is one transaction with its outbox row, and row locks make the conditional
- * transitions exact across replicas: of two concurrent deletes, the second finds nothing.
+ * transitions exact across replicas: of two concurrent deletes, the second finds nothing. The
+ * statements of every upload and download are prepared (parsed and planned once per connection);
+ * they name their columns, so a migration that adds one does not make them stale.
  */
 export class PostgresFileRepository implements FileRepository {
   /** `afterCommit` asks the outbox relay to publish now rather than at its next pass. */
@@ -46,16 +48,20 @@ export class PostgresFileRepository implements FileRepository {
 
   async insertPending(rec: FileRecord): Promise<void> {
     await this.pool.query(
-      `INSERT INTO files (project_id, path, status, content_type, original_name, size, reserved, created_at)
-       VALUES ($1, $2, 'pending', $3, $4, 0, 0, $5)`,
-      [rec.projectId, rec.path, rec.contentType, rec.originalName, rec.createdAt],
+      prepared(
+        `INSERT INTO files (project_id, path, status, content_type, original_name, size, reserved, created_at)
+         VALUES ($1, $2, 'pending', $3, $4, 0, 0, $5)`,
+        [rec.projectId, rec.path, rec.contentType, rec.originalName, rec.createdAt],
+      ),
     );
   }
 
   async addReserved(projectId: ProjectId, path: string, bytes: number): Promise<void> {
     await this.pool.query(
-      'UPDATE files SET reserved = reserved + $3, updated_at = now() WHERE project_id = $1 AND path = $2',
-      [projectId, path, bytes],
+      prepared(
+        'UPDATE files SET reserved = reserved + $3, updated_at = now() WHERE project_id = $1 AND path = $2',
+        [projectId, path, bytes],
+      ),
     );
   }
 
@@ -67,9 +73,11 @@ export class PostgresFileRepository implements FileRepository {
   ): Promise<boolean> {
     const done = await withTransaction(this.pool, async (tx) => {
       const r = await tx.query(
-        `UPDATE files SET status = 'complete', size = $3, reserved = 0, updated_at = now()
-         WHERE project_id = $1 AND path = $2 AND status = 'pending'`,
-        [projectId, path, size],
+        prepared(
+          `UPDATE files SET status = 'complete', size = $3, reserved = 0, updated_at = now()
+           WHERE project_id = $1 AND path = $2 AND status = 'pending'`,
+          [projectId, path, size],
+        ),
       );
       if (r.rowCount !== 1) return false;
       await appendOutbox(tx, events);
@@ -85,8 +93,10 @@ export class PostgresFileRepository implements FileRepository {
 
   async findComplete(projectId: ProjectId, path: string): Promise<FileRecord | null> {
     const { rows } = await this.pool.query<FileRow>(
-      `SELECT ${COLUMNS} FROM files WHERE project_id = $1 AND path = $2 AND status = 'complete'`,
-      [projectId, path],
+      prepared(`SELECT ${COLUMNS} FROM files WHERE project_id = $1 AND path = $2 AND status = 'complete'`, [
+        projectId,
+        path,
+      ]),
     );
     return rows[0] ? toRecord(rows[0]) : null;
   }

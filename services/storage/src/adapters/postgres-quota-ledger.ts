@@ -1,5 +1,5 @@
 import type { ProjectId } from '@baas/common';
-import type { Pool } from '@baas/common/postgres';
+import { prepared, type Pool } from '@baas/common/postgres';
 import type { QuotaLedger, SweepCursor } from '../ports';
 
 /**
@@ -14,11 +14,13 @@ export class PostgresQuotaLedger implements QuotaLedger {
   async reserve(projectId: ProjectId, bytes: number, limit: number): Promise<boolean> {
     if (bytes > limit) return false;
     const { rowCount } = await this.pool.query(
-      `INSERT INTO storage_usage AS u (project_id, used) VALUES ($1, $2)
-       ON CONFLICT (project_id) DO UPDATE SET used = u.used + EXCLUDED.used
-       WHERE u.used + EXCLUDED.used <= $3
-       RETURNING used`,
-      [projectId, bytes, limit],
+      prepared(
+        `INSERT INTO storage_usage AS u (project_id, used) VALUES ($1, $2)
+         ON CONFLICT (project_id) DO UPDATE SET used = u.used + EXCLUDED.used
+         WHERE u.used + EXCLUDED.used <= $3
+         RETURNING used`,
+        [projectId, bytes, limit],
+      ),
     );
     return rowCount === 1;
   }
@@ -26,10 +28,12 @@ export class PostgresQuotaLedger implements QuotaLedger {
   async release(projectId: ProjectId, bytes: number): Promise<void> {
     if (bytes <= 0) return;
     // Clamped: a release racing a project purge must not leave a negative balance behind.
-    await this.pool.query('UPDATE storage_usage SET used = GREATEST(used - $2, 0) WHERE project_id = $1', [
-      projectId,
-      bytes,
-    ]);
+    await this.pool.query(
+      prepared('UPDATE storage_usage SET used = GREATEST(used - $2, 0) WHERE project_id = $1', [
+        projectId,
+        bytes,
+      ]),
+    );
   }
 
   async used(projectId: ProjectId): Promise<number> {
