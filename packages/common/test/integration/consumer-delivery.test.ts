@@ -51,7 +51,8 @@ class ConsumerProcess {
     createInterface({ input: child.stdout! }).on('line', (l) => {
       const tab = l.lastIndexOf('\t');
       const text = tab < 0 ? l : l.slice(0, tab);
-      if (!this.times.has(text)) this.times.set(text, Number(l.slice(tab + 1)));
+      // a line without its time (every line the worker says has one) is kept, untimed
+      if (tab >= 0 && !this.times.has(text)) this.times.set(text, Number(l.slice(tab + 1)));
       this.lines.push(text);
     });
     child.stderr!.on('data', (d: Buffer) => (this.stderr += d.toString()));
@@ -78,7 +79,7 @@ class ConsumerProcess {
   /** The process's clock when it printed `line`. */
   printedAt(line: string): number {
     const at = this.times.get(line);
-    if (at === undefined) throw new Error(`the consumer process has not printed "${line}"`);
+    if (at === undefined) throw new Error(`the consumer process has not printed "${line}" with its time`);
     return at;
   }
 
