@@ -8,8 +8,9 @@ const started = [];
 
 export const HOST = '127.0.0.1';
 
+/** A progress line with the time of day (UTC), to set beside other logs (PostgreSQL's checkpoints). */
 export function log(msg) {
-  process.stdout.write(`[bench] ${msg}\n`);
+  process.stdout.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
 }
 
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
