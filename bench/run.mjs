@@ -188,7 +188,20 @@ async function vacuumParse(adminUrl, parse) {
   const c = new pg.Client({ connectionString: new URL(`/${parse.database}`, adminUrl).toString() });
   await c.connect();
   await c.query('VACUUM (ANALYZE)');
+  await c.query('CHECKPOINT');
   await c.end();
+}
+
+/**
+ * VACUUM ANALYZE, then a CHECKPOINT, on the PostgreSQL databases (ours, Parse's): what autovacuum
+ * and the checkpointer would do shortly after a bulk of writes, done before a measurement so
+ * that they do not run during it. After seeding, and before each group's fixed-rate runs (after
+ * the group's throughput runs, whose creates write tens of thousands of rows in a minute).
+ */
+async function settleDatabases(ctx) {
+  if (store === 'postgres' && !args['peers-only']) await withDataDb(ctx.env, analyze);
+  const parse = systems.find((s) => s.key === 'parse');
+  if (parse) await vacuumParse(ctx.env.POSTGRES_ADMIN_URL || DEFAULT_ADMIN_URL, parse);
 }
 
 /** Ours (unless --peers-only) and, when a side-by-side workload runs, the peers; seeded alike. */
@@ -212,11 +225,10 @@ async function setUpSystems(ctx) {
     systems.push(parse);
   }
   const data = await seedSystems(ctx, systems);
-  if (store === 'postgres' && !args['peers-only']) await withDataDb(env, analyze);
-  const parse = systems.find((s) => s.key === 'parse');
-  if (parse) await vacuumParse(env.POSTGRES_ADMIN_URL || DEFAULT_ADMIN_URL, parse);
+  await settleDatabases(ctx);
+  ctx.settleDatabases = () => settleDatabases(ctx);
   meta.notes.push(
-    'VACUUM ANALYZE, then a CHECKPOINT, ran on the PostgreSQL databases after each bulk of seeding (what autovacuum and the checkpointer would do shortly after, done before measuring so that they do not run during a measurement); PocketBase manages its SQLite itself.',
+    "VACUUM ANALYZE, then a CHECKPOINT, ran on the PostgreSQL databases after each bulk of seeding and before each group's fixed-rate runs (what autovacuum and the checkpointer would do shortly after a bulk of writes, done before measuring so that they do not run during a measurement); PocketBase manages its SQLite itself.",
   );
   return data;
 }
