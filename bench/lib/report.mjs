@@ -208,13 +208,23 @@ function chartRows(results) {
   }));
 }
 
+/**
+ * The machine's cost of a system call (bench/lib/machine.mjs), when the run measured it: what our
+ * processes' loopback writes and wakeups cost there, and so much of a request's CPU.
+ */
+export function syscallNote(meta) {
+  return typeof meta.syscallMicros === 'number'
+    ? `, a system call ${meta.syscallMicros.toFixed(2)} µs (getppid, fastest of 5 loops)`
+    : '';
+}
+
 export function renderMarkdown(report, chartFile) {
   const { meta, results, systems } = report;
   const v = verdicts(results);
   const lines = [
     `# Bench ${meta.date} on ${meta.machine}${meta.mode === 'full' ? '' : ` (${meta.mode})`}`,
     '',
-    `${meta.cpus} x ${meta.cpuModel}, ${meta.memoryGiB} GiB, Node ${meta.node}, ${meta.postgres}; our store: **${meta.store}**; ` +
+    `${meta.cpus} x ${meta.cpuModel}, ${meta.memoryGiB} GiB${syscallNote(meta)}, Node ${meta.node}, ${meta.postgres}; our store: **${meta.store}**; ` +
       `commit ${meta.commit}${meta.dirty ? ' (work tree not clean)' : ''}; load average at start ${meta.loadStart}, at end ${meta.loadEnd ?? '-'}` +
       `${meta.minutes ? `; ${meta.minutes.toFixed(1)} minutes` : ''}.`,
     '',

@@ -190,3 +190,38 @@ process.stdout.write(JSON.stringify(combineRaw(${JSON.stringify([round(480, 6), 
     expect(section).toContain('0.80');
   });
 });
+
+describe('bench report: the cost of a system call on the machine', () => {
+  const MACHINE = join(__dirname, '..', '..', 'bench', 'lib', 'machine.mjs');
+  const header = (meta: object) =>
+    (
+      run(
+        `m.renderMarkdown({ meta: ${JSON.stringify({ ...META, workloads: ['get'], ...meta })}, systems: [{ key: 'ours' }], results: {} })`,
+      ) as string
+    )
+      .split('\n')
+      .slice(0, 3)
+      .join('\n');
+
+  it('names it beside the cores and the memory when the run measured it', () => {
+    expect(header({ syscallMicros: 1.0427 })).toContain(
+      '2 x cpu, 1 GiB, a system call 1.04 µs (getppid, fastest of 5 loops), Node v20',
+    );
+  });
+
+  it('leaves it out of runs that did not measure it (earlier reports)', () => {
+    const h = header({});
+    expect(h).toContain('2 x cpu, 1 GiB, Node v20');
+    expect(h).not.toContain('system call');
+  });
+
+  it('measures a positive number of µs (a getppid each `process.ppid`, as strace counts)', () => {
+    const script = `import { syscallMicros } from ${JSON.stringify(MACHINE)};
+process.stdout.write(JSON.stringify(syscallMicros({ calls: 20000, rounds: 3 })));`;
+    const micros = JSON.parse(
+      execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' }),
+    ) as number;
+    expect(micros).toBeGreaterThan(0.005);
+    expect(micros).toBeLessThan(100);
+  });
+});

@@ -1,0 +1,22 @@
+// What a system call costs on this machine, for the report's header. Every request of a
+// multi-process system is a handful of loopback writes and wakeups, so its CPU per request follows
+// this figure from machine to machine (a few hundred ns on bare metal, ~1 µs on virtual machines
+// whose guests trap their system calls), while PocketBase's single process pays it less often.
+
+/**
+ * Microseconds per getppid(2), the cheapest system call Node exposes (`process.ppid` asks the
+ * kernel each time): the fastest of `rounds` timed loops, so that a busy moment of the machine
+ * does not count. Includes the few tens of ns of Node's own call.
+ */
+export function syscallMicros({ calls = 100_000, rounds = 5 } = {}) {
+  let best = Infinity;
+  let sink = 0;
+  for (let r = 0; r < rounds; r++) {
+    const started = process.hrtime.bigint();
+    for (let i = 0; i < calls; i++) sink += process.ppid;
+    const ns = Number(process.hrtime.bigint() - started);
+    best = Math.min(best, ns / calls / 1000);
+  }
+  if (sink === 0) throw new Error('process.ppid returned 0');
+  return best;
+}
