@@ -214,7 +214,7 @@ function chartRows(results) {
  */
 export function syscallNote(meta) {
   return typeof meta.syscallMicros === 'number'
-    ? `, a system call ${meta.syscallMicros.toFixed(2)} µs (getppid, fastest of 5 loops)`
+    ? `, a system call from Node ${meta.syscallMicros.toFixed(2)} µs (process.ppid, fastest of 5 loops)`
     : '';
 }
 

@@ -205,7 +205,7 @@ describe('bench report: the cost of a system call on the machine', () => {
 
   it('names it beside the cores and the memory when the run measured it', () => {
     expect(header({ syscallMicros: 1.0427 })).toContain(
-      '2 x cpu, 1 GiB, a system call 1.04 µs (getppid, fastest of 5 loops), Node v20',
+      '2 x cpu, 1 GiB, a system call from Node 1.04 µs (process.ppid, fastest of 5 loops), Node v20',
     );
   });
 
