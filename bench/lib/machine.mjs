@@ -8,7 +8,7 @@
  * kernel each time): the fastest of `rounds` timed loops, so that a busy moment of the machine
  * does not count. Includes Node's own call: 1.40 µs where a C loop of getppid took 1.04.
  */
-export function syscallMicros({ calls = 100_000, rounds = 5 } = {}) {
+export function syscallMicros({ calls = 20_000, rounds = 5 } = {}) {
   let best = Infinity;
   let sink = 0;
   for (let r = 0; r < rounds; r++) {
