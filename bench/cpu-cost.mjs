@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // CPU cost per request, by process: the gateway, the data service, the PostgreSQL backends
 // serving the data service, Redis and NATS (whole servers: run it on a quiet machine), read
-// from /proc before and after a batch of requests. CPU time per
+// from /proc before and after a batch of requests (the scheduler's nanoseconds of every thread
+// where the kernel keeps them: bench/lib/procstat.mjs). CPU time per
 // request does not depend much on what else the machine runs (unlike req/s on a shared 2-core
 // machine), so it is the figure to watch while working on the request path; `npm run bench`
 // remains the side-by-side judge.
@@ -25,12 +26,12 @@
 // found by the ports they listen on.
 import http from 'node:http';
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { randomBytes } from 'node:crypto';
 import { checkClientsCountedApart, readStackEnv } from './lib/ours.mjs';
 import { withClientAddress } from './lib/population.mjs';
 import { multipart } from './lib/http.mjs';
+import { CPU_CLOCK_NOTE, cpuSeconds } from './lib/procstat.mjs';
 
 const { values: args } = parseArgs({
   options: {
@@ -58,7 +59,6 @@ const OPS = args.ops.split(',');
 const DOCS = Number(args.docs);
 const RATE = args.rate === undefined ? undefined : Number(args.rate);
 if (RATE !== undefined && !(RATE > 0)) throw new Error('--rate takes a positive number of requests a second');
-const TICKS = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
 await checkClientsCountedApart(BASE);
 
 function pidOnPort(port) {
@@ -66,16 +66,6 @@ function pidOnPort(port) {
   const m = /pid=(\d+)/.exec(out);
   if (!m) throw new Error(`nothing listens on port ${port}`);
   return Number(m[1]);
-}
-
-function cpuSeconds(pid) {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / TICKS;
-  } catch {
-    return 0; // a backend that exited
-  }
 }
 
 function postgresBackends(clientPids) {
@@ -204,7 +194,7 @@ const ops = {
 
 console.log(
   `${VIA} (gateway pid ${gatewayPid}, data pid ${dataPid}, auth pid ${authPid}); ${REQUESTS} requests per op, ` +
-    `${CONCURRENCY} in flight; CPU microseconds per request`,
+    `${CONCURRENCY} in flight; CPU microseconds per request (${CPU_CLOCK_NOTE})`,
 );
 /** Redis (the gateway's limits) and NATS (the events of writes), when they answer on this machine. */
 function optionalPid(url, fallbackPort) {

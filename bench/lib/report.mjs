@@ -401,7 +401,7 @@ export function renderMarkdown(report, chartFile) {
       lines.push(
         '## Idle CPU',
         '',
-        `With ${c.projects} projects registered, over ${c.seconds} s idle (utime+stime from /proc): **${f(c.percentOfCore, 2)} % of a core** in total.` +
+        `With ${c.projects} projects registered, over ${c.seconds} s idle (${c.clockNote ?? 'utime+stime from /proc'}): **${f(c.percentOfCore, 2)} % of a core** in total.` +
           (c.settle
             ? ` Before that window, ${c.settle.seconds} s of settling right after the registrations: ${f(c.settle.percentOfCore, 2)} % of a core (${Object.entries(
                 c.settle.byGroup,

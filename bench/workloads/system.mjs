@@ -9,6 +9,7 @@ import { compareGatewayDirect } from '../lib/gateway-overhead.mjs';
 import { startBareProxy } from '../lib/bare-proxy.mjs';
 import { readStackEnv } from '../lib/ours.mjs';
 import {
+  CPU_CLOCK_NOTE,
   cpuSeconds,
   ourProcessGroups,
   peakRssDuring,
@@ -57,6 +58,7 @@ export async function idleCpu(ctx) {
   log(`idle CPU: measuring ${cfg.idle.seconds} s`);
   const { byGroup, total } = await cpuOver(env, ourProcessGroups(env), cfg.idle.seconds);
   results.idleCpu = {
+    clockNote: CPU_CLOCK_NOTE,
     projects: n,
     seconds: cfg.idle.seconds,
     percentOfCore: total,
