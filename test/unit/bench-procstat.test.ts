@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { META } from './bench-fixtures';
 
 /**
  * bench/lib/procstat.mjs: the CPU time the bench charges to a process (idle CPU, the gateway's
@@ -17,6 +18,21 @@ function run(script: string): unknown {
 }
 
 const linux = existsSync('/proc/self/stat');
+
+/**
+ * A worker thread's body (CommonJS) that uses 400 ms of CPU of its own: counted on its own clock
+ * where the kernel keeps one (a loaded machine stretches the wall-clock time, not the CPU time),
+ * else 400 ms of wall-clock time.
+ */
+const BURN_400_MS = `const fs = require('node:fs');
+const own = () => Number(fs.readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ')[0]);
+if (fs.existsSync('/proc/thread-self/schedstat')) {
+  const s = own();
+  while (own() - s < 4e8) for (let i = 0; i < 1e5; i++);
+} else {
+  const end = Date.now() + 400;
+  while (Date.now() < end);
+}`;
 
 describe('bench CPU clock', () => {
   it('reads the scheduler nanoseconds where the kernel keeps them', () => {
@@ -37,7 +53,7 @@ import { cpuSeconds, schedstatSeconds, tickSeconds } from ${JSON.stringify(PROCS
 const pid = process.pid;
 const before = { cpu: cpuSeconds(pid), sched: schedstatSeconds(pid), ticks: tickSeconds(pid) };
 await new Promise((resolve, reject) => {
-  const w = new Worker('const end = Date.now() + 400; while (Date.now() < end);', { eval: true });
+  const w = new Worker(${JSON.stringify(BURN_400_MS)}, { eval: true, execArgv: [] });
   w.on('exit', resolve);
   w.on('error', reject);
 });
@@ -61,7 +77,7 @@ const sab = new SharedArrayBuffer(4);
 const flag = new Int32Array(sab);
 const w = new Worker(\`const { workerData } = require('node:worker_threads');
 const f = new Int32Array(workerData);
-const end = Date.now() + 400; while (Date.now() < end);
+${BURN_400_MS}
 Atomics.store(f, 0, 1); Atomics.notify(f, 0);
 Atomics.wait(f, 0, 1);\`, { eval: true, workerData: sab, execArgv: [] });
 const s0 = schedstatSeconds(pid), t0 = tickSeconds(pid);
@@ -83,30 +99,7 @@ process.stdout.write(JSON.stringify([cpuSeconds(2 ** 30), schedstatSeconds(2 ** 
   });
 
   it("says in the idle-CPU section which clock the run read (earlier runs' results: ticks)", () => {
-    const meta = {
-      date: '2026-11-29',
-      machine: 'vm',
-      mode: 'full',
-      cpus: 2,
-      cpuModel: 'cpu',
-      memoryGiB: 1,
-      node: 'v20',
-      postgres: 'PostgreSQL 15',
-      store: 'postgres',
-      commit: 'abc',
-      loadStart: 0,
-      load: {
-        autocannon: '8',
-        connections: 20,
-        pipelining: 1,
-        warmupSeconds: 2,
-        seconds: 10,
-        maxRequests: 1000,
-      },
-      workloads: ['idle-cpu'],
-      seeding: [],
-      notes: [],
-    };
+    const meta = { ...META, workloads: ['idle-cpu'] };
     const idle = (extra: object) =>
       run(`import * as m from ${JSON.stringify(REPORT)};
 process.stdout.write(JSON.stringify(m.renderMarkdown({ meta: ${JSON.stringify(meta)}, systems: [{ key: 'ours' }], results: { idleCpu: ${JSON.stringify(

@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
+import { META } from './bench-fixtures';
 
 /**
  * bench/lib/report.mjs: how the fixed-rate runs are summarized and shown. An ES module, which this
@@ -26,37 +27,6 @@ const runOf = (p99: number) =>
     warmupErrors: 0,
     statuses: { 200: 1000 },
   });
-
-/** A run's metadata, as bench/run.mjs records it. */
-const META = {
-  date: '2026-11-27',
-  machine: 'test',
-  mode: 'full',
-  cpus: 2,
-  cpuModel: 'cpu',
-  memoryGiB: 1,
-  node: 'v20',
-  postgres: 'PostgreSQL 15',
-  store: 'PostgreSQL',
-  commit: 'abc',
-  loadStart: '0',
-  load: {
-    autocannon: '9',
-    connections: 20,
-    pipelining: 1,
-    warmupSeconds: 2,
-    seconds: 6,
-    maxRequests: 1,
-    rounds: 3,
-    vegeta: 'v12',
-  },
-  tags: 100,
-  users: 10,
-  workloads: ['get', 'fixed-rate'],
-  seeding: [],
-  notes: [],
-  clients: { addresses: 1234, requestsPerAddress: 10, atOnce: 1000 },
-};
 
 describe('bench report: p99 at a fixed rate', () => {
   it('keeps the median p99 of the runs and their lowest and highest', () => {
