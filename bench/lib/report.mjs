@@ -331,7 +331,7 @@ export function renderMarkdown(report, chartFile) {
     lines.push(
       '## Gateway overhead',
       '',
-      `GET ${g.path}, ${g.requests} requests per round, ${g.concurrency} in flight, ${g.rounds} round(s) interleaved (medians); direct = straight to the data service with a gateway assertion signed by the bench (reused 30 s, as the gateway does)${g.bare ? "; bare proxy = node:http and undici's dispatch in front of the data service, as the gateway forwards, with none of its work (bench/lib/bare-proxy.mjs): what a hop costs on this machine before any check. CPU is per request, from /proc" : ''}.`,
+      `GET ${g.path}, ${g.requests} requests per round, ${g.concurrency} in flight, ${g.rounds} round(s) interleaved (medians); direct = straight to the data service with a gateway assertion signed by the bench (reused 30 s, as the gateway does)${g.bare ? "; bare proxy = node:http and undici's dispatch in front of the data service, as the gateway forwards, with none of its work (bench/lib/bare-proxy.mjs): what a hop costs on this machine before any check. CPU is per request, from /proc" + (g.clockNote ? ` (${g.clockNote})` : '') : ''}.`,
       '',
       table(
         ['', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', ...(g.bare ? ['proxy CPU µs', 'data CPU µs'] : [])],

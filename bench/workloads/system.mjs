@@ -150,7 +150,7 @@ export async function gatewayOverhead(ctx, ours) {
       bare,
       pids: { gateway, data },
     });
-    results.gateway = r;
+    results.gateway = { ...r, clockNote: CPU_CLOCK_NOTE };
     log(
       `gateway/direct list-20: ${r.gateway.rps.toFixed(0)} / ${r.direct.rps.toFixed(0)} req/s = ${r.ratio.toFixed(2)} (bare proxy ${r.bareRatio.toFixed(2)})`,
     );

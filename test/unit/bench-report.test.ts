@@ -95,6 +95,17 @@ describe('bench report: gateway overhead', () => {
     expect(rows.find((l) => l.startsWith('| gateway/direct'))).toContain('0.75');
   });
 
+  it('says which clock the CPU columns were read from (earlier reports: no clock named)', () => {
+    const intro = (g: object) => {
+      const md = render({ gateway: g });
+      return md.slice(md.indexOf('## Gateway overhead')).split('\n')[2] ?? '';
+    };
+    expect(intro({ ...gateway(), clockNote: 'time on the CPU of every thread' })).toContain(
+      'CPU is per request, from /proc (time on the CPU of every thread).',
+    );
+    expect(intro(gateway())).toContain('CPU is per request, from /proc.');
+  });
+
   it('renders a run without the bare proxy (earlier reports) as before', () => {
     const without: Partial<ReturnType<typeof gateway>> = gateway();
     delete without.bare;
