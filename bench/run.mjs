@@ -36,7 +36,7 @@ import { clients } from './lib/population.mjs';
 import { dropParseDatabase, startParse } from './lib/parse.mjs';
 import { startPocketBase } from './lib/pocketbase.mjs';
 import { log, sleep, stopAll, stopOne } from './lib/process.mjs';
-import { syscallMicros } from './lib/machine.mjs';
+import { SYSCALL_ROUNDS, syscallMicros } from './lib/machine.mjs';
 import { failures, writeReport } from './lib/report.mjs';
 import { analyze, withDataDb } from './lib/store-seed.mjs';
 import { SIDE_BY_SIDE, seedSystems, sideBySide } from './workloads/side-by-side.mjs';
@@ -131,7 +131,8 @@ const meta = {
   cpus: os.cpus().length,
   cpuModel: os.cpus()[0]?.model.trim() ?? 'unknown CPU',
   memoryGiB: Math.round(os.totalmem() / 2 ** 30),
-  syscallMicros: syscallMicros(),
+  syscallMicros: syscallMicros({ rounds: SYSCALL_ROUNDS }),
+  syscallRounds: SYSCALL_ROUNDS,
   node: process.version,
   postgres: 'PostgreSQL',
   store,

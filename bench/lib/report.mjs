@@ -210,11 +210,12 @@ function chartRows(results) {
 
 /**
  * The machine's cost of a system call (bench/lib/machine.mjs), when the run measured it: what our
- * processes' loopback writes and wakeups cost there, and so much of a request's CPU.
+ * processes' loopback writes and wakeups cost there, and so much of a request's CPU. Runs before
+ * `syscallRounds` was recorded took the fastest of 5.
  */
 export function syscallNote(meta) {
   return typeof meta.syscallMicros === 'number'
-    ? `, a system call from Node ${meta.syscallMicros.toFixed(2)} µs (process.ppid, fastest of 5 loops)`
+    ? `, a system call from Node ${meta.syscallMicros.toFixed(2)} µs (process.ppid, fastest of ${meta.syscallRounds ?? 5} loops)`
     : '';
 }
 

@@ -190,6 +190,12 @@ describe('bench report: the cost of a system call on the machine', () => {
     );
   });
 
+  it('says how many loops the run timed (runs that did not record it: 5)', () => {
+    expect(header({ syscallMicros: 0.25, syscallRounds: 3 })).toContain(
+      'a system call from Node 0.25 µs (process.ppid, fastest of 3 loops)',
+    );
+  });
+
   it('leaves it out of runs that did not measure it (earlier reports)', () => {
     const h = header({});
     expect(h).toContain('2 x cpu, 1 GiB, Node v20');
