@@ -1,5 +1,5 @@
 import type { EventEnvelope, ProjectId, TimeKeyset } from '@baas/common';
-import { appendOutbox, withTransaction, type Pool } from '@baas/common/postgres';
+import { appendOutbox, prepared, withTransaction, type Pool } from '@baas/common/postgres';
 import type { MessageOwner, MessageRecord, MessageRepository, MessageStatus, StoredMessage } from '../ports';
 
 interface MessageRow {
@@ -43,7 +43,9 @@ function toMessage(d: MessageRow): StoredMessage {
 /**
  * Message records (metadata only: the body is not kept) in the `messages` table. The final
  * status and its mail.sent / mail.failed event are one transaction; `afterCommit` lets the
- * relay publish at once instead of at its next pass.
+ * relay publish at once instead of at its next pass. A send's statements and the status reads are
+ * prepared (parsed and planned once per connection); they name their columns, so a migration that
+ * adds one does not make them stale.
  */
 export class PostgresMessageRepository implements MessageRepository {
   constructor(
@@ -53,19 +55,21 @@ export class PostgresMessageRepository implements MessageRepository {
 
   async create(owner: MessageOwner, r: MessageRecord): Promise<void> {
     await this.pool.query(
-      `INSERT INTO messages (project_id, id, recipient, template_key, system, provider, status, caused_by, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-      [
-        owner,
-        r.id,
-        r.to,
-        r.templateKey ?? null,
-        r.system,
-        r.provider,
-        r.status,
-        r.causedBy ?? null,
-        r.createdAt,
-      ],
+      prepared(
+        `INSERT INTO messages (project_id, id, recipient, template_key, system, provider, status, caused_by, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+        [
+          owner,
+          r.id,
+          r.to,
+          r.templateKey ?? null,
+          r.system,
+          r.provider,
+          r.status,
+          r.causedBy ?? null,
+          r.createdAt,
+        ],
+      ),
     );
   }
 
@@ -78,9 +82,11 @@ export class PostgresMessageRepository implements MessageRepository {
   ): Promise<void> {
     const written = await withTransaction(this.pool, async (tx) => {
       const r = await tx.query(
-        `UPDATE messages SET status = $3, attempts = $4, error = $5, finished_at = now()
-         WHERE ${ownerIs(1, owner)} AND id = $2`,
-        [owner, id, change.status, change.attempts, change.error],
+        prepared(
+          `UPDATE messages SET status = $3, attempts = $4, error = $5, finished_at = now()
+           WHERE ${ownerIs(1, owner)} AND id = $2`,
+          [owner, id, change.status, change.attempts, change.error],
+        ),
       );
       if (r.rowCount !== 1) return false;
       await appendOutbox(tx, events);
@@ -105,18 +111,19 @@ export class PostgresMessageRepository implements MessageRepository {
 
   async findById(owner: MessageOwner, id: string): Promise<StoredMessage | null> {
     const { rows } = await this.pool.query<MessageRow>(
-      `SELECT ${COLUMNS} FROM messages WHERE ${ownerIs(1, owner)} AND id = $2`,
-      [owner, id],
+      prepared(`SELECT ${COLUMNS} FROM messages WHERE ${ownerIs(1, owner)} AND id = $2`, [owner, id]),
     );
     return rows[0] ? toMessage(rows[0]) : null;
   }
 
   async list(owner: MessageOwner, page: { limit: number; before?: TimeKeyset }): Promise<StoredMessage[]> {
     const { rows } = await this.pool.query<MessageRow>(
-      `SELECT ${COLUMNS} FROM messages
-       WHERE ${ownerIs(1, owner)} AND ($2::timestamptz IS NULL OR (created_at, id) < ($2::timestamptz, $3::text))
-       ORDER BY created_at DESC, id DESC LIMIT $4`,
-      [owner, page.before?.at ?? null, page.before?.id ?? '', page.limit],
+      prepared(
+        `SELECT ${COLUMNS} FROM messages
+         WHERE ${ownerIs(1, owner)} AND ($2::timestamptz IS NULL OR (created_at, id) < ($2::timestamptz, $3::text))
+         ORDER BY created_at DESC, id DESC LIMIT $4`,
+        [owner, page.before?.at ?? null, page.before?.id ?? '', page.limit],
+      ),
     );
     return rows.map(toMessage);
   }

@@ -1,5 +1,5 @@
 import { trustedProjectId, type ProjectId } from '@baas/common';
-import type { Pool } from '@baas/common/postgres';
+import { prepared, type Pool } from '@baas/common/postgres';
 import type { StoredTemplate, TemplateContent, TemplateOwner } from '../domain/templates/template';
 import type { TemplateRepository } from '../ports';
 import { newHexId } from './hex-ids';
@@ -58,7 +58,11 @@ function ownerWhere(owner: TemplateOwner): { cond: string; params: unknown[]; ne
  */
 const storable = (s: string): boolean => !s.includes('\u0000');
 
-/** Templates in the `templates` table: a project's own (project_id) or global (project_id NULL). */
+/**
+ * Templates in the `templates` table: a project's own (project_id) or global (project_id NULL).
+ * The lookups a send makes are prepared (parsed and planned once per connection); they name their
+ * columns, so a migration that adds one does not make them stale.
+ */
 export class PostgresTemplateRepository implements TemplateRepository {
   constructor(private readonly pool: Pool) {}
 
@@ -97,8 +101,7 @@ export class PostgresTemplateRepository implements TemplateRepository {
     if (!storable(key)) return null;
     const o = ownerWhere(owner);
     const { rows } = await this.pool.query<TemplateRow>(
-      `SELECT ${COLUMNS} FROM templates WHERE ${o.cond} AND key = $${o.next}`,
-      [...o.params, key],
+      prepared(`SELECT ${COLUMNS} FROM templates WHERE ${o.cond} AND key = $${o.next}`, [...o.params, key]),
     );
     return rows[0] ? toTemplate(rows[0]) : null;
   }
@@ -109,17 +112,21 @@ export class PostgresTemplateRepository implements TemplateRepository {
     if (byKey) return byKey;
     const o = ownerWhere(owner);
     const { rows } = await this.pool.query<TemplateRow>(
-      `SELECT ${COLUMNS} FROM templates WHERE ${o.cond} AND name = $${o.next}
-       ORDER BY created_at, id LIMIT 1`,
-      [...o.params, keyOrName],
+      prepared(
+        `SELECT ${COLUMNS} FROM templates WHERE ${o.cond} AND name = $${o.next}
+         ORDER BY created_at, id LIMIT 1`,
+        [...o.params, keyOrName],
+      ),
     );
     return rows[0] ? toTemplate(rows[0]) : null;
   }
 
   async findVisibleById(projectId: ProjectId, id: string): Promise<StoredTemplate | null> {
     const { rows } = await this.pool.query<TemplateRow>(
-      `SELECT ${COLUMNS} FROM templates WHERE id = $2 AND (project_id = $1 OR project_id IS NULL)`,
-      [projectId, id],
+      prepared(`SELECT ${COLUMNS} FROM templates WHERE id = $2 AND (project_id = $1 OR project_id IS NULL)`, [
+        projectId,
+        id,
+      ]),
     );
     return rows[0] ? toTemplate(rows[0]) : null;
   }

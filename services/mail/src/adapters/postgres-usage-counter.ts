@@ -1,5 +1,5 @@
 import type { ProjectId } from '@baas/common';
-import type { Pool } from '@baas/common/postgres';
+import { prepared, type Pool } from '@baas/common/postgres';
 import type { UsageCounter, UsageSlot } from '../ports';
 
 /**
@@ -8,7 +8,8 @@ import type { UsageCounter, UsageSlot } from '../ports';
  * latest committed count, so no number of concurrent requests on any number of replicas can take
  * more than `limit` units. The slot a caller holds is the count its increment produced; a release
  * gives one unit back (the slot number itself is not needed to do that, unlike the MongoDB slot
- * documents, which exist because FerretDB cannot isolate a conditional increment).
+ * documents, which exist because FerretDB cannot isolate a conditional increment). The statements
+ * of a send are prepared (parsed and planned once per connection, as the other services' are).
  */
 export class PostgresUsageCounter implements UsageCounter {
   constructor(private readonly pool: Pool) {}
@@ -16,11 +17,13 @@ export class PostgresUsageCounter implements UsageCounter {
   async tryIncrement(projectId: ProjectId, bucket: string, limit: number): Promise<UsageSlot | null> {
     if (limit <= 0) return null;
     const { rows } = await this.pool.query<{ used: number }>(
-      `INSERT INTO usage_counters AS c (project_id, bucket, used, last_claimed_at) VALUES ($1, $2, 1, now())
-       ON CONFLICT (project_id, bucket) DO UPDATE SET used = c.used + 1, last_claimed_at = now()
-       WHERE c.used < $3
-       RETURNING used`,
-      [projectId, bucket, limit],
+      prepared(
+        `INSERT INTO usage_counters AS c (project_id, bucket, used, last_claimed_at) VALUES ($1, $2, 1, now())
+         ON CONFLICT (project_id, bucket) DO UPDATE SET used = c.used + 1, last_claimed_at = now()
+         WHERE c.used < $3
+         RETURNING used`,
+        [projectId, bucket, limit],
+      ),
     );
     const used = rows[0]?.used;
     return used === undefined ? null : { slot: used, count: used };
@@ -28,15 +31,16 @@ export class PostgresUsageCounter implements UsageCounter {
 
   async release(projectId: ProjectId, bucket: string, _slot: number): Promise<void> {
     await this.pool.query(
-      'UPDATE usage_counters SET used = used - 1 WHERE project_id = $1 AND bucket = $2 AND used > 0',
-      [projectId, bucket],
+      prepared(
+        'UPDATE usage_counters SET used = used - 1 WHERE project_id = $1 AND bucket = $2 AND used > 0',
+        [projectId, bucket],
+      ),
     );
   }
 
   async current(projectId: ProjectId, bucket: string): Promise<number> {
     const { rows } = await this.pool.query<{ used: number }>(
-      'SELECT used FROM usage_counters WHERE project_id = $1 AND bucket = $2',
-      [projectId, bucket],
+      prepared('SELECT used FROM usage_counters WHERE project_id = $1 AND bucket = $2', [projectId, bucket]),
     );
     return rows[0]?.used ?? 0;
   }
