@@ -38,7 +38,7 @@ import { startPocketBase } from './lib/pocketbase.mjs';
 import { log, sleep, stopAll, stopOne } from './lib/process.mjs';
 import { SYSCALL_ROUNDS, syscallMicros } from './lib/machine.mjs';
 import { failures, writeReport } from './lib/report.mjs';
-import { analyze, withDataDb } from './lib/store-seed.mjs';
+import { settle, settlePlan } from './lib/settle.mjs';
 import { SIDE_BY_SIDE, seedSystems, sideBySide } from './workloads/side-by-side.mjs';
 import { scale, tenants } from './workloads/scale.mjs';
 import { gatewayOverhead, idleCpu, memorySnapshot, uploadMemory } from './workloads/system.mjs';
@@ -187,34 +187,14 @@ const run = async (label, scenario, extra = {}) => {
   return r;
 };
 
-async function vacuumParse(adminUrl, parse, { checkpoint }) {
-  const c = new pg.Client({ connectionString: new URL(`/${parse.database}`, adminUrl).toString() });
-  await c.connect();
-  try {
-    await c.query('VACUUM (ANALYZE)');
-    if (checkpoint) await c.query('CHECKPOINT');
-  } finally {
-    await c.end();
-  }
-}
-
-/**
- * VACUUM ANALYZE, then a CHECKPOINT, on the PostgreSQL databases (ours, Parse's): what autovacuum
- * and the checkpointer would do shortly after a bulk of writes, done before a measurement so
- * that they do not run during it. After seeding, and before each group's fixed-rate runs (after
- * the group's throughput runs, whose creates write tens of thousands of rows in a minute). Both
- * databases are on one server (POSTGRES_ADMIN_URL) and a CHECKPOINT covers the whole server, so
- * Parse's is vacuumed first and one CHECKPOINT follows: ours' `analyze`, or Parse's own when ours
- * is not on PostgreSQL here.
- */
+/** VACUUM ANALYZE and one CHECKPOINT before measuring; why, and on what, in bench/lib/settle.mjs. */
 async function settleDatabases(ctx) {
-  const oursOnPostgres = store === 'postgres' && !args['peers-only'];
   const parse = systems.find((s) => s.key === 'parse');
-  if (parse)
-    await vacuumParse(ctx.env.POSTGRES_ADMIN_URL || DEFAULT_ADMIN_URL, parse, {
-      checkpoint: !oursOnPostgres,
-    });
-  if (oursOnPostgres) await withDataDb(ctx.env, analyze);
+  await settle(settlePlan({ store, peersOnly: args['peers-only'], parse: Boolean(parse) }), {
+    env: ctx.env,
+    adminUrl: ctx.env.POSTGRES_ADMIN_URL || DEFAULT_ADMIN_URL,
+    parseDatabase: parse?.database,
+  });
 }
 
 /** Ours (unless --peers-only) and, when a side-by-side workload runs, the peers; seeded alike. */
