@@ -94,7 +94,7 @@ describe('bench: settling the PostgreSQL databases before measuring', () => {
     for (const steps of every) {
       const order = steps.map((s) => s.database);
       if (order.includes('parse') && order.includes('ours')) expect(order).toEqual(['parse', 'ours']);
-      if (steps.length > 0) expect(steps[steps.length - 1].checkpoint).toBe(true);
+      if (steps.length > 0) expect(steps.at(-1)?.checkpoint).toBe(true);
     }
   });
 

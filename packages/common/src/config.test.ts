@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { ConfigError, env, loadConfig, redactConfig } from './config';
+import { ConfigError, env, loadConfig, redactConfig, storeEnvShape } from './config';
 
 const schema = z.object({
   PORT: env.port(8080),
@@ -43,5 +43,37 @@ describe('loadConfig', () => {
       MONGO_URL: 'mongodb://u:[redacted]@h/db',
       PORT: 1,
     });
+  });
+
+  it('redacts passwords inside parsed values: a store variable is an object holding its URL', () => {
+    const printed = redactConfig({
+      DATABASE_URL: {
+        kind: 'postgres',
+        url: 'postgres://baas_data:s3cr3t-pw@db:5432/baas_data',
+        database: 'baas_data',
+      },
+      REPLICAS: ['mongodb://u:p1@h1/db', 'mongodb://h2/db?authSource=admin&password=p2'],
+      NESTED: { deeper: { apiKey: 'k', note: 'postgres://x:p3@h/db?sslmode=require' } },
+      LOG_LEVEL: 'info',
+    });
+    expect(printed).toEqual({
+      DATABASE_URL: {
+        kind: 'postgres',
+        url: 'postgres://baas_data:[redacted]@db:5432/baas_data',
+        database: 'baas_data',
+      },
+      REPLICAS: ['mongodb://u:[redacted]@h1/db', 'mongodb://h2/db?authSource=admin&password=[redacted]'],
+      NESTED: { deeper: { apiKey: '[redacted]', note: 'postgres://x:[redacted]@h/db?sslmode=require' } },
+      LOG_LEVEL: 'info',
+    });
+    expect(JSON.stringify(printed)).not.toMatch(/s3cr3t-pw|p1|p2|p3/);
+  });
+
+  it("prints a service's whole parsed config without its database password", () => {
+    const dbSchema = z.object({ DATABASE_URL: storeEnvShape.DATABASE_URL, PORT: env.port(8082) });
+    const parsed = loadConfig(dbSchema, { DATABASE_URL: 'postgres://svc:pw-in-url@127.0.0.1:5432/svc' });
+    const printed = JSON.stringify(redactConfig(parsed));
+    expect(printed).toContain('postgres://svc:[redacted]@127.0.0.1:5432/svc');
+    expect(printed).not.toContain('pw-in-url');
   });
 });

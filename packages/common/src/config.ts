@@ -55,16 +55,36 @@ export function loadConfig<S extends z.ZodObject>(schema: S, env: Env = process.
 }
 
 const SECRET_NAME = /(SECRET|TOKEN|PASSWORD|KEY)/i;
+/** `user:password@` in a URL, and a `password=` query parameter (libpq and the MongoDB driver take both). */
+const URL_PASSWORD = /\/\/([^:/@]*):[^@/]*@/;
+const QUERY_PASSWORD = /([?&](?:password|pass)=)[^&]*/gi;
 
-/** For logging the effective config at boot without leaking secrets. */
+function redactString(v: string): string {
+  return v.replace(URL_PASSWORD, '//$1:[redacted]@').replace(QUERY_PASSWORD, '$1[redacted]');
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  if (v === null || typeof v !== 'object') return false;
+  const proto = Object.getPrototypeOf(v) as unknown;
+  return proto === Object.prototype || proto === null;
+}
+
+function redactValue(key: string, v: unknown): unknown {
+  if (SECRET_NAME.test(key)) return v === undefined ? undefined : '[redacted]';
+  if (typeof v === 'string') return redactString(v);
+  if (Array.isArray(v)) return v.map((item) => redactValue('', item));
+  if (isPlainObject(v)) return redactConfig(v);
+  return v;
+}
+
+/**
+ * For logging the effective config at boot without leaking secrets: values under a secret's name,
+ * and passwords inside URLs, at any depth (a parsed variable such as DATABASE_URL is an object
+ * holding the URL by then).
+ */
 export function redactConfig(config: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(config)) {
-    if (SECRET_NAME.test(k)) out[k] = v === undefined ? undefined : '[redacted]';
-    else if (typeof v === 'string' && /:\/\/[^/]*:[^@/]*@/.test(v))
-      out[k] = v.replace(/\/\/([^:/]*):[^@/]*@/, '//$1:[redacted]@');
-    else out[k] = v;
-  }
+  for (const [k, v] of Object.entries(config)) out[k] = redactValue(k, v);
   return out;
 }
 
