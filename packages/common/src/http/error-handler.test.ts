@@ -68,6 +68,26 @@ describe('toAppError', () => {
     expect(toAppError(Object.assign(new Error('duplicate key'), { code: '23505' }))).toBeUndefined();
     expect(toAppError(Object.assign(new Error('syntax error'), { code: '42601' }))).toBeUndefined();
   });
+  it.each([
+    ['a NUL character in text', '22021', 'invalid byte sequence for encoding "UTF8": 0x00'],
+    ['a NUL character in jsonb', '22P05', 'unsupported Unicode escape sequence'],
+    ['an unpaired surrogate in jsonb', '22P02', 'invalid input syntax for type json'],
+  ])('maps %s that PostgreSQL refused (%s) to 400 VALIDATION_FAILED', (_, code, message) => {
+    expect(toAppError(Object.assign(new Error(message), { code }))).toMatchObject({
+      status: 400,
+      code: 'VALIDATION_FAILED',
+    });
+  });
+  it("leaves an invalid cast of the service's own making (22P02, not json) to become a 500", () => {
+    const e = Object.assign(new Error('invalid input syntax for type integer: "x"'), { code: '22P02' });
+    expect(toAppError(e)).toBeUndefined();
+  });
+  it('maps a path parameter express could not percent-decode (its URIError, status 400) to 400 MALFORMED_URL', () => {
+    const e = Object.assign(new URIError("Failed to decode param '%ff'"), { status: 400 });
+    expect(toAppError(e)).toMatchObject({ status: 400, code: 'MALFORMED_URL' });
+    // a URIError of the service's own (no status) stays a bug
+    expect(toAppError(new URIError('URI malformed'))).toBeUndefined();
+  });
   it('leaves unknown errors to become an opaque 500', () => {
     expect(toAppError(new TypeError('bug'))).toBeUndefined();
   });

@@ -50,6 +50,14 @@ const PG_UNAVAILABLE_MESSAGES =
 const UNDECODABLE_BODY = /^(Z_|ERR__ERROR_|ERR_BROTLI)/;
 /** A statement cancelled by its `statement_timeout`: the query is over its time budget. */
 const PG_QUERY_CANCELED = '57014';
+/**
+ * Text a client sent that PostgreSQL cannot hold: a NUL character in text (22021) or in jsonb
+ * (22P05, `\u0000`), an unpaired surrogate in jsonb (22P02 "invalid input syntax for type json").
+ * In a document, a filter or a pipeline value they are bad input, never a 500 (MongoDB keeps them).
+ */
+const PG_UNSTORABLE_TEXT = new Set(['22021', '22P05']);
+const PG_INVALID_JSON = '22P02';
+const PG_INVALID_JSON_MESSAGE = /type json/;
 
 function unavailable(): AppError {
   const e = errors.serviceUnavailable('A dependency is unavailable, please retry');
@@ -66,6 +74,15 @@ export function toAppError(err: unknown): AppError | undefined {
     return new AppError(504, 'QUERY_TIMEOUT', 'The query took longer than its time budget');
   if (err instanceof Error && typeof message === 'string' && PG_UNAVAILABLE_MESSAGES.test(message))
     return unavailable();
+  if (
+    typeof code === 'string' &&
+    (PG_UNSTORABLE_TEXT.has(code) ||
+      (code === PG_INVALID_JSON && typeof message === 'string' && PG_INVALID_JSON_MESSAGE.test(message)))
+  )
+    return errors.validation('Text may not contain NUL characters or unpaired surrogates');
+  // express could not percent-decode a path parameter (`%ff`, `%E0%A4%A`): its URIError, status 400
+  if (err instanceof URIError && (err as { status?: unknown }).status === 400)
+    return errors.badRequest('MALFORMED_URL', 'The URL path is not valid percent-encoded UTF-8');
   const bp = err as BodyParserError | undefined;
   if (typeof code === 'string' && UNDECODABLE_BODY.test(code) && (err as { status?: unknown }).status === 400)
     return new AppError(400, 'MALFORMED_JSON', 'The request body could not be decoded (Content-Encoding)');

@@ -58,6 +58,8 @@ const JSON_BODY_ERRORS: Record<number, string[]> = {
   415: ['UNSUPPORTED_MEDIA_TYPE'],
 };
 const VALIDATED_ERRORS: Record<number, string[]> = { 400: ['VALIDATION_FAILED'] };
+/** A path parameter whose percent-encoding does not decode (`%ff`). */
+const PATH_PARAM_ERRORS: Record<number, string[]> = { 400: ['MALFORMED_URL'] };
 
 const SECURITY_REQUIREMENTS: Record<ApiSecurity, Json[]> = {
   public: [],
@@ -255,6 +257,7 @@ function operation(
     merge(errs, VALIDATED_ERRORS);
   }
   if (route.query) merge(errs, VALIDATED_ERRORS);
+  if (route.params) merge(errs, PATH_PARAM_ERRORS);
   merge(errs, SECURITY_ERRORS[route.security]);
   if (route.security === 'admin') merge(errs, consoleSessionErrors(route));
   merge(errs, EVERY_ROUTE_ERRORS);

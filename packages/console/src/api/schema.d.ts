@@ -1351,8 +1351,8 @@ export interface components {
         };
     };
     responses: {
-        /** @description Bad request: `AGGREGATION_TOO_COSTLY`, `BLOCKED_OPERATOR`, `BLOCKED_STAGE`, `CROSS_DATABASE_ACCESS`, `INVALID_PIPELINE`, `LOOKUP_FORBIDDEN`, `MALFORMED_JSON`, `PIPELINE_TOO_DEEP`, `PIPELINE_TOO_LONG`, `QUERY_FAILED`, `UNKNOWN_STAGE`, `UNSUPPORTED_BY_DATABASE`, `UNSUPPORTED_STAGE`, `VALIDATION_FAILED`. */
-        Error400_AGGREGATION_TOO_COSTLY_BLOCKED_OPERATOR_BLOCKED_STAGE_CROSS_DATABASE_ACCESS_INVALID_PIPELINE_LOOKUP_FORBIDDEN_MALFORMED_JSON_PIPELINE_TOO_DEEP_PIPELINE_TOO_LONG_QUERY_FAILED_UNKNOWN_STAGE_UNSUPPORTED_BY_DATABASE_UNSUPPORTED_STAGE_VALIDATION_FAILED: {
+        /** @description Bad request: `AGGREGATION_TOO_COSTLY`, `BLOCKED_OPERATOR`, `BLOCKED_STAGE`, `CROSS_DATABASE_ACCESS`, `INVALID_PIPELINE`, `LOOKUP_FORBIDDEN`, `MALFORMED_JSON`, `MALFORMED_URL`, `PIPELINE_TOO_DEEP`, `PIPELINE_TOO_LONG`, `QUERY_FAILED`, `UNKNOWN_STAGE`, `UNSUPPORTED_BY_DATABASE`, `UNSUPPORTED_STAGE`, `VALIDATION_FAILED`. */
+        Error400_AGGREGATION_TOO_COSTLY_BLOCKED_OPERATOR_BLOCKED_STAGE_CROSS_DATABASE_ACCESS_INVALID_PIPELINE_LOOKUP_FORBIDDEN_MALFORMED_JSON_MALFORMED_URL_PIPELINE_TOO_DEEP_PIPELINE_TOO_LONG_QUERY_FAILED_UNKNOWN_STAGE_UNSUPPORTED_BY_DATABASE_UNSUPPORTED_STAGE_VALIDATION_FAILED: {
             headers: {
                 "x-request-id": components["headers"]["RequestId"];
                 [name: string]: unknown;
@@ -1369,12 +1369,12 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorBody"] & {
                     /** @enum {string} */
-                    code?: "AGGREGATION_TOO_COSTLY" | "BLOCKED_OPERATOR" | "BLOCKED_STAGE" | "CROSS_DATABASE_ACCESS" | "INVALID_PIPELINE" | "LOOKUP_FORBIDDEN" | "MALFORMED_JSON" | "PIPELINE_TOO_DEEP" | "PIPELINE_TOO_LONG" | "QUERY_FAILED" | "UNKNOWN_STAGE" | "UNSUPPORTED_BY_DATABASE" | "UNSUPPORTED_STAGE" | "VALIDATION_FAILED";
+                    code?: "AGGREGATION_TOO_COSTLY" | "BLOCKED_OPERATOR" | "BLOCKED_STAGE" | "CROSS_DATABASE_ACCESS" | "INVALID_PIPELINE" | "LOOKUP_FORBIDDEN" | "MALFORMED_JSON" | "MALFORMED_URL" | "PIPELINE_TOO_DEEP" | "PIPELINE_TOO_LONG" | "QUERY_FAILED" | "UNKNOWN_STAGE" | "UNSUPPORTED_BY_DATABASE" | "UNSUPPORTED_STAGE" | "VALIDATION_FAILED";
                 };
             };
         };
-        /** @description Bad request: `CURSOR_MISMATCH`, `INVALID_CURSOR`, `QUERY_FAILED`, `UNSUPPORTED_BY_DATABASE`, `UNSUPPORTED_REGEX`, `VALIDATION_FAILED`. */
-        Error400_CURSOR_MISMATCH_INVALID_CURSOR_QUERY_FAILED_UNSUPPORTED_BY_DATABASE_UNSUPPORTED_REGEX_VALIDATION_FAILED: {
+        /** @description Bad request: `CURSOR_MISMATCH`, `INVALID_CURSOR`, `MALFORMED_URL`, `QUERY_FAILED`, `UNSUPPORTED_BY_DATABASE`, `UNSUPPORTED_REGEX`, `VALIDATION_FAILED`. */
+        Error400_CURSOR_MISMATCH_INVALID_CURSOR_MALFORMED_URL_QUERY_FAILED_UNSUPPORTED_BY_DATABASE_UNSUPPORTED_REGEX_VALIDATION_FAILED: {
             headers: {
                 "x-request-id": components["headers"]["RequestId"];
                 [name: string]: unknown;
@@ -1391,7 +1391,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorBody"] & {
                     /** @enum {string} */
-                    code?: "CURSOR_MISMATCH" | "INVALID_CURSOR" | "QUERY_FAILED" | "UNSUPPORTED_BY_DATABASE" | "UNSUPPORTED_REGEX" | "VALIDATION_FAILED";
+                    code?: "CURSOR_MISMATCH" | "INVALID_CURSOR" | "MALFORMED_URL" | "QUERY_FAILED" | "UNSUPPORTED_BY_DATABASE" | "UNSUPPORTED_REGEX" | "VALIDATION_FAILED";
                 };
             };
         };
@@ -1417,8 +1417,8 @@ export interface components {
                 };
             };
         };
-        /** @description Bad request: `DUPLICATE_VALUE`, `INVALID_BODY`, `MALFORMED_JSON`, `VALIDATION_FAILED`. */
-        Error400_DUPLICATE_VALUE_INVALID_BODY_MALFORMED_JSON_VALIDATION_FAILED: {
+        /** @description Bad request: `DUPLICATE_VALUE`, `INVALID_BODY`, `MALFORMED_JSON`, `MALFORMED_URL`, `VALIDATION_FAILED`. */
+        Error400_DUPLICATE_VALUE_INVALID_BODY_MALFORMED_JSON_MALFORMED_URL_VALIDATION_FAILED: {
             headers: {
                 "x-request-id": components["headers"]["RequestId"];
                 [name: string]: unknown;
@@ -1435,12 +1435,12 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorBody"] & {
                     /** @enum {string} */
-                    code?: "DUPLICATE_VALUE" | "INVALID_BODY" | "MALFORMED_JSON" | "VALIDATION_FAILED";
+                    code?: "DUPLICATE_VALUE" | "INVALID_BODY" | "MALFORMED_JSON" | "MALFORMED_URL" | "VALIDATION_FAILED";
                 };
             };
         };
-        /** @description Bad request: `DUPLICATE_VALUE`, `INVALID_COLLECTION_NAME`, `MALFORMED_JSON`, `RESERVED_COLLECTION_NAME`, `VALIDATION_FAILED`. */
-        Error400_DUPLICATE_VALUE_INVALID_COLLECTION_NAME_MALFORMED_JSON_RESERVED_COLLECTION_NAME_VALIDATION_FAILED: {
+        /** @description Bad request: `DUPLICATE_VALUE`, `INVALID_COLLECTION_NAME`, `MALFORMED_JSON`, `MALFORMED_URL`, `RESERVED_COLLECTION_NAME`, `VALIDATION_FAILED`. */
+        Error400_DUPLICATE_VALUE_INVALID_COLLECTION_NAME_MALFORMED_JSON_MALFORMED_URL_RESERVED_COLLECTION_NAME_VALIDATION_FAILED: {
             headers: {
                 "x-request-id": components["headers"]["RequestId"];
                 [name: string]: unknown;
@@ -1457,7 +1457,29 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorBody"] & {
                     /** @enum {string} */
-                    code?: "DUPLICATE_VALUE" | "INVALID_COLLECTION_NAME" | "MALFORMED_JSON" | "RESERVED_COLLECTION_NAME" | "VALIDATION_FAILED";
+                    code?: "DUPLICATE_VALUE" | "INVALID_COLLECTION_NAME" | "MALFORMED_JSON" | "MALFORMED_URL" | "RESERVED_COLLECTION_NAME" | "VALIDATION_FAILED";
+                };
+            };
+        };
+        /** @description Bad request: `EMPTY_BODY`, `EMPTY_SUBJECT`, `INVALID_MJML`, `INVALID_TEMPLATE`, `MALFORMED_JSON`, `MALFORMED_URL`, `TEMPLATE_TOO_COMPLEX`, `VALIDATION_FAILED`. */
+        Error400_EMPTY_BODY_EMPTY_SUBJECT_INVALID_MJML_INVALID_TEMPLATE_MALFORMED_JSON_MALFORMED_URL_TEMPLATE_TOO_COMPLEX_VALIDATION_FAILED: {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "error": "Bad request",
+                 *       "message": "Bad request",
+                 *       "code": "EMPTY_BODY",
+                 *       "requestId": "3f2a0c4e-8d1b-4c5e-9a7f-2b6d1e0c9a55"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorBody"] & {
+                    /** @enum {string} */
+                    code?: "EMPTY_BODY" | "EMPTY_SUBJECT" | "INVALID_MJML" | "INVALID_TEMPLATE" | "MALFORMED_JSON" | "MALFORMED_URL" | "TEMPLATE_TOO_COMPLEX" | "VALIDATION_FAILED";
                 };
             };
         };
@@ -1505,8 +1527,8 @@ export interface components {
                 };
             };
         };
-        /** @description Bad request: `EMPTY_BODY`, `EMPTY_SUBJECT`, `MALFORMED_JSON`, `RECIPIENT_REJECTED`, `TEMPLATE_TOO_COMPLEX`, `VALIDATION_FAILED`. */
-        Error400_EMPTY_BODY_EMPTY_SUBJECT_MALFORMED_JSON_RECIPIENT_REJECTED_TEMPLATE_TOO_COMPLEX_VALIDATION_FAILED: {
+        /** @description Bad request: `EMPTY_BODY`, `EMPTY_SUBJECT`, `MALFORMED_JSON`, `MALFORMED_URL`, `RECIPIENT_REJECTED`, `TEMPLATE_TOO_COMPLEX`, `VALIDATION_FAILED`. */
+        Error400_EMPTY_BODY_EMPTY_SUBJECT_MALFORMED_JSON_MALFORMED_URL_RECIPIENT_REJECTED_TEMPLATE_TOO_COMPLEX_VALIDATION_FAILED: {
             headers: {
                 "x-request-id": components["headers"]["RequestId"];
                 [name: string]: unknown;
@@ -1523,12 +1545,12 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorBody"] & {
                     /** @enum {string} */
-                    code?: "EMPTY_BODY" | "EMPTY_SUBJECT" | "MALFORMED_JSON" | "RECIPIENT_REJECTED" | "TEMPLATE_TOO_COMPLEX" | "VALIDATION_FAILED";
+                    code?: "EMPTY_BODY" | "EMPTY_SUBJECT" | "MALFORMED_JSON" | "MALFORMED_URL" | "RECIPIENT_REJECTED" | "TEMPLATE_TOO_COMPLEX" | "VALIDATION_FAILED";
                 };
             };
         };
-        /** @description Bad request: `EMPTY_BODY`, `INVALID_MJML`, `INVALID_TEMPLATE`, `MALFORMED_JSON`, `TEMPLATE_TOO_COMPLEX`, `VALIDATION_FAILED`. */
-        Error400_EMPTY_BODY_INVALID_MJML_INVALID_TEMPLATE_MALFORMED_JSON_TEMPLATE_TOO_COMPLEX_VALIDATION_FAILED: {
+        /** @description Bad request: `EMPTY_BODY`, `INVALID_MJML`, `INVALID_TEMPLATE`, `MALFORMED_JSON`, `MALFORMED_URL`, `TEMPLATE_TOO_COMPLEX`, `VALIDATION_FAILED`. */
+        Error400_EMPTY_BODY_INVALID_MJML_INVALID_TEMPLATE_MALFORMED_JSON_MALFORMED_URL_TEMPLATE_TOO_COMPLEX_VALIDATION_FAILED: {
             headers: {
                 "x-request-id": components["headers"]["RequestId"];
                 [name: string]: unknown;
@@ -1545,7 +1567,29 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorBody"] & {
                     /** @enum {string} */
-                    code?: "EMPTY_BODY" | "INVALID_MJML" | "INVALID_TEMPLATE" | "MALFORMED_JSON" | "TEMPLATE_TOO_COMPLEX" | "VALIDATION_FAILED";
+                    code?: "EMPTY_BODY" | "INVALID_MJML" | "INVALID_TEMPLATE" | "MALFORMED_JSON" | "MALFORMED_URL" | "TEMPLATE_TOO_COMPLEX" | "VALIDATION_FAILED";
+                };
+            };
+        };
+        /** @description Bad request: `FILE_REQUIRED`, `MALFORMED_MULTIPART`, `MALFORMED_URL`, `UPLOAD_ABORTED`. */
+        Error400_FILE_REQUIRED_MALFORMED_MULTIPART_MALFORMED_URL_UPLOAD_ABORTED: {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "error": "Bad request",
+                 *       "message": "Bad request",
+                 *       "code": "FILE_REQUIRED",
+                 *       "requestId": "3f2a0c4e-8d1b-4c5e-9a7f-2b6d1e0c9a55"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorBody"] & {
+                    /** @enum {string} */
+                    code?: "FILE_REQUIRED" | "MALFORMED_MULTIPART" | "MALFORMED_URL" | "UPLOAD_ABORTED";
                 };
             };
         };
@@ -1615,28 +1659,6 @@ export interface components {
                 };
             };
         };
-        /** @description Bad request: `INVALID_PATH`. */
-        Error400_INVALID_PATH: {
-            headers: {
-                "x-request-id": components["headers"]["RequestId"];
-                [name: string]: unknown;
-            };
-            content: {
-                /**
-                 * @example {
-                 *       "success": false,
-                 *       "error": "Bad request",
-                 *       "message": "Bad request",
-                 *       "code": "INVALID_PATH",
-                 *       "requestId": "3f2a0c4e-8d1b-4c5e-9a7f-2b6d1e0c9a55"
-                 *     }
-                 */
-                "application/json": components["schemas"]["ErrorBody"] & {
-                    /** @enum {string} */
-                    code?: "INVALID_PATH";
-                };
-            };
-        };
         /** @description Bad request: `INVALID_PATH`, `MALFORMED_JSON`, `VALIDATION_FAILED`. */
         Error400_INVALID_PATH_MALFORMED_JSON_VALIDATION_FAILED: {
             headers: {
@@ -1659,6 +1681,50 @@ export interface components {
                 };
             };
         };
+        /** @description Bad request: `INVALID_PATH`, `MALFORMED_URL`. */
+        Error400_INVALID_PATH_MALFORMED_URL: {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "error": "Bad request",
+                 *       "message": "Bad request",
+                 *       "code": "INVALID_PATH",
+                 *       "requestId": "3f2a0c4e-8d1b-4c5e-9a7f-2b6d1e0c9a55"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorBody"] & {
+                    /** @enum {string} */
+                    code?: "INVALID_PATH" | "MALFORMED_URL";
+                };
+            };
+        };
+        /** @description Bad request: `MALFORMED_JSON`, `MALFORMED_URL`, `VALIDATION_FAILED`. */
+        Error400_MALFORMED_JSON_MALFORMED_URL_VALIDATION_FAILED: {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "error": "Bad request",
+                 *       "message": "Bad request",
+                 *       "code": "MALFORMED_JSON",
+                 *       "requestId": "3f2a0c4e-8d1b-4c5e-9a7f-2b6d1e0c9a55"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorBody"] & {
+                    /** @enum {string} */
+                    code?: "MALFORMED_JSON" | "MALFORMED_URL" | "VALIDATION_FAILED";
+                };
+            };
+        };
         /** @description Bad request: `MALFORMED_JSON`, `VALIDATION_FAILED`. */
         Error400_MALFORMED_JSON_VALIDATION_FAILED: {
             headers: {
@@ -1678,6 +1744,50 @@ export interface components {
                 "application/json": components["schemas"]["ErrorBody"] & {
                     /** @enum {string} */
                     code?: "MALFORMED_JSON" | "VALIDATION_FAILED";
+                };
+            };
+        };
+        /** @description Bad request: `MALFORMED_URL`. */
+        Error400_MALFORMED_URL: {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "error": "Bad request",
+                 *       "message": "Bad request",
+                 *       "code": "MALFORMED_URL",
+                 *       "requestId": "3f2a0c4e-8d1b-4c5e-9a7f-2b6d1e0c9a55"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorBody"] & {
+                    /** @enum {string} */
+                    code?: "MALFORMED_URL";
+                };
+            };
+        };
+        /** @description Bad request: `MALFORMED_URL`, `VALIDATION_FAILED`. */
+        Error400_MALFORMED_URL_VALIDATION_FAILED: {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "error": "Bad request",
+                 *       "message": "Bad request",
+                 *       "code": "MALFORMED_URL",
+                 *       "requestId": "3f2a0c4e-8d1b-4c5e-9a7f-2b6d1e0c9a55"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorBody"] & {
+                    /** @enum {string} */
+                    code?: "MALFORMED_URL" | "VALIDATION_FAILED";
                 };
             };
         };
@@ -3052,6 +3162,7 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["Error400_MALFORMED_URL"];
             401: components["responses"]["Error401_ADMIN_TOKEN_REQUIRED"];
             403: components["responses"]["Error403_CSRF_TOKEN_INVALID"];
             404: components["responses"]["Error404_PROJECT_NOT_FOUND"];
@@ -3431,6 +3542,7 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["Error400_MALFORMED_URL"];
             401: components["responses"]["Error401_INVALID_API_KEY_MISSING_API_KEY"];
             403: components["responses"]["Error403_ORIGIN_NOT_ALLOWED"];
             404: components["responses"]["Error404_USER_NOT_FOUND"];
@@ -3981,6 +4093,7 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["Error400_MALFORMED_URL"];
             401: components["responses"]["Error401_ADMIN_TOKEN_REQUIRED"];
             403: components["responses"]["Error403_CSRF_TOKEN_INVALID"];
             404: components["responses"]["Error404_PROJECT_NOT_FOUND"];
@@ -4020,6 +4133,7 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["Error400_MALFORMED_URL"];
             401: components["responses"]["Error401_ADMIN_TOKEN_REQUIRED"];
             403: components["responses"]["Error403_CSRF_TOKEN_INVALID_INSUFFICIENT_ROLE"];
             404: components["responses"]["Error404_PROJECT_NOT_FOUND"];
@@ -4106,7 +4220,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["Error400_MALFORMED_JSON_VALIDATION_FAILED"];
+            400: components["responses"]["Error400_MALFORMED_JSON_MALFORMED_URL_VALIDATION_FAILED"];
             401: components["responses"]["Error401_ADMIN_TOKEN_REQUIRED"];
             403: components["responses"]["Error403_CSRF_TOKEN_INVALID_INSUFFICIENT_ROLE"];
             404: components["responses"]["Error404_PROJECT_NOT_FOUND"];
@@ -4156,7 +4270,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["Error400_MALFORMED_JSON_VALIDATION_FAILED"];
+            400: components["responses"]["Error400_MALFORMED_JSON_MALFORMED_URL_VALIDATION_FAILED"];
             401: components["responses"]["Error401_ADMIN_TOKEN_REQUIRED"];
             403: components["responses"]["Error403_CSRF_TOKEN_INVALID_INSUFFICIENT_ROLE"];
             404: components["responses"]["Error404_PROJECT_NOT_FOUND"];
@@ -4233,7 +4347,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["Error400_VALIDATION_FAILED"];
+            400: components["responses"]["Error400_MALFORMED_URL_VALIDATION_FAILED"];
             401: components["responses"]["Error401_ADMIN_TOKEN_REQUIRED"];
             403: components["responses"]["Error403_CSRF_TOKEN_INVALID"];
             404: components["responses"]["Error404_PROJECT_NOT_FOUND"];
@@ -4425,7 +4539,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["Error400_VALIDATION_FAILED"];
+            400: components["responses"]["Error400_MALFORMED_URL_VALIDATION_FAILED"];
             401: components["responses"]["Error401_ADMIN_TOKEN_REQUIRED"];
             403: components["responses"]["Error403_CSRF_TOKEN_INVALID"];
             404: components["responses"]["Error404_PROJECT_NOT_FOUND"];
@@ -4466,6 +4580,7 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["Error400_MALFORMED_URL"];
             401: components["responses"]["Error401_ADMIN_TOKEN_REQUIRED"];
             403: components["responses"]["Error403_CSRF_TOKEN_INVALID_INSUFFICIENT_ROLE"];
             404: components["responses"]["Error404_PROJECT_NOT_FOUND_USER_NOT_FOUND"];
@@ -4507,6 +4622,7 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["Error400_MALFORMED_URL"];
             401: components["responses"]["Error401_ADMIN_TOKEN_REQUIRED"];
             403: components["responses"]["Error403_CSRF_TOKEN_INVALID"];
             404: components["responses"]["Error404_PROJECT_NOT_FOUND"];
@@ -4566,7 +4682,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["Error400_MALFORMED_JSON_VALIDATION_FAILED"];
+            400: components["responses"]["Error400_MALFORMED_JSON_MALFORMED_URL_VALIDATION_FAILED"];
             401: components["responses"]["Error401_ADMIN_TOKEN_REQUIRED"];
             403: components["responses"]["Error403_CSRF_TOKEN_INVALID_INSUFFICIENT_ROLE"];
             404: components["responses"]["Error404_PROJECT_NOT_FOUND"];
@@ -5167,6 +5283,7 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["Error400_MALFORMED_URL"];
             401: components["responses"]["Error401_ADMIN_TOKEN_REQUIRED"];
             403: components["responses"]["Error403_CSRF_TOKEN_INVALID_PLATFORM_ADMIN_REQUIRED"];
             404: components["responses"]["Error404_ACCOUNT_NOT_FOUND"];
@@ -5226,7 +5343,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["Error400_MALFORMED_JSON_VALIDATION_FAILED"];
+            400: components["responses"]["Error400_MALFORMED_JSON_MALFORMED_URL_VALIDATION_FAILED"];
             401: components["responses"]["Error401_ADMIN_TOKEN_REQUIRED"];
             403: components["responses"]["Error403_CSRF_TOKEN_INVALID_PLATFORM_ADMIN_REQUIRED"];
             404: components["responses"]["Error404_ACCOUNT_NOT_FOUND"];
@@ -5268,6 +5385,7 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["Error400_MALFORMED_URL"];
             401: components["responses"]["Error401_ADMIN_TOKEN_REQUIRED"];
             403: components["responses"]["Error403_CSRF_TOKEN_INVALID_PLATFORM_ADMIN_REQUIRED"];
             404: components["responses"]["Error404_ACCOUNT_NOT_FOUND"];
@@ -5324,6 +5442,7 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["Error400_MALFORMED_URL"];
             401: components["responses"]["Error401_ADMIN_TOKEN_REQUIRED"];
             403: components["responses"]["Error403_CSRF_TOKEN_INVALID_INSUFFICIENT_ROLE"];
             404: components["responses"]["Error404_PROJECT_NOT_FOUND"];
@@ -5384,7 +5503,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["Error400_MALFORMED_JSON_VALIDATION_FAILED"];
+            400: components["responses"]["Error400_MALFORMED_JSON_MALFORMED_URL_VALIDATION_FAILED"];
             401: components["responses"]["Error401_ADMIN_TOKEN_REQUIRED"];
             403: components["responses"]["Error403_CSRF_TOKEN_INVALID_INSUFFICIENT_ROLE"];
             404: components["responses"]["Error404_PROJECT_NOT_FOUND"];
@@ -5429,6 +5548,7 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["Error400_MALFORMED_URL"];
             401: components["responses"]["Error401_ADMIN_TOKEN_REQUIRED"];
             403: components["responses"]["Error403_CSRF_TOKEN_INVALID_INSUFFICIENT_ROLE"];
             404: components["responses"]["Error404_MEMBER_NOT_FOUND_PROJECT_NOT_FOUND"];
@@ -5488,7 +5608,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["Error400_MALFORMED_JSON_VALIDATION_FAILED"];
+            400: components["responses"]["Error400_MALFORMED_JSON_MALFORMED_URL_VALIDATION_FAILED"];
             401: components["responses"]["Error401_ADMIN_TOKEN_REQUIRED"];
             403: components["responses"]["Error403_CSRF_TOKEN_INVALID_INSUFFICIENT_ROLE"];
             404: components["responses"]["Error404_MEMBER_NOT_FOUND_PROJECT_NOT_FOUND"];
@@ -5533,6 +5653,7 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["Error400_MALFORMED_URL"];
             401: components["responses"]["Error401_ADMIN_TOKEN_REQUIRED"];
             403: components["responses"]["Error403_CSRF_TOKEN_INVALID_INSUFFICIENT_ROLE"];
             404: components["responses"]["Error404_INVITATION_NOT_FOUND_PROJECT_NOT_FOUND"];
@@ -5621,7 +5742,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["Error400_CURSOR_MISMATCH_INVALID_CURSOR_QUERY_FAILED_UNSUPPORTED_BY_DATABASE_UNSUPPORTED_REGEX_VALIDATION_FAILED"];
+            400: components["responses"]["Error400_CURSOR_MISMATCH_INVALID_CURSOR_MALFORMED_URL_QUERY_FAILED_UNSUPPORTED_BY_DATABASE_UNSUPPORTED_REGEX_VALIDATION_FAILED"];
             401: components["responses"]["Error401_INVALID_API_KEY_INVALID_TOKEN_MISSING_API_KEY_TOKEN_REQUIRED"];
             403: components["responses"]["Error403_ORIGIN_NOT_ALLOWED_USERS_COLLECTION_RESERVED"];
             404: components["responses"]["Error404_COLLECTION_NOT_FOUND"];
@@ -5690,7 +5811,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["Error400_DUPLICATE_VALUE_INVALID_BODY_MALFORMED_JSON_VALIDATION_FAILED"];
+            400: components["responses"]["Error400_DUPLICATE_VALUE_INVALID_BODY_MALFORMED_JSON_MALFORMED_URL_VALIDATION_FAILED"];
             401: components["responses"]["Error401_INVALID_API_KEY_INVALID_TOKEN_MISSING_API_KEY_TOKEN_REQUIRED"];
             403: components["responses"]["Error403_ORIGIN_NOT_ALLOWED_OWNER_MISMATCH_QUOTA_EXCEEDED_RLS_REQUIRED_USERS_COLLECTION_RESERVED"];
             404: components["responses"]["Error404_COLLECTION_NOT_FOUND"];
@@ -5762,7 +5883,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["Error400_AGGREGATION_TOO_COSTLY_BLOCKED_OPERATOR_BLOCKED_STAGE_CROSS_DATABASE_ACCESS_INVALID_PIPELINE_LOOKUP_FORBIDDEN_MALFORMED_JSON_PIPELINE_TOO_DEEP_PIPELINE_TOO_LONG_QUERY_FAILED_UNKNOWN_STAGE_UNSUPPORTED_BY_DATABASE_UNSUPPORTED_STAGE_VALIDATION_FAILED"];
+            400: components["responses"]["Error400_AGGREGATION_TOO_COSTLY_BLOCKED_OPERATOR_BLOCKED_STAGE_CROSS_DATABASE_ACCESS_INVALID_PIPELINE_LOOKUP_FORBIDDEN_MALFORMED_JSON_MALFORMED_URL_PIPELINE_TOO_DEEP_PIPELINE_TOO_LONG_QUERY_FAILED_UNKNOWN_STAGE_UNSUPPORTED_BY_DATABASE_UNSUPPORTED_STAGE_VALIDATION_FAILED"];
             401: components["responses"]["Error401_INVALID_API_KEY_INVALID_TOKEN_MISSING_API_KEY_TOKEN_REQUIRED"];
             403: components["responses"]["Error403_ORIGIN_NOT_ALLOWED_USERS_COLLECTION_RESERVED"];
             404: components["responses"]["Error404_COLLECTION_NOT_FOUND"];
@@ -5823,7 +5944,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["Error400_VALIDATION_FAILED"];
+            400: components["responses"]["Error400_MALFORMED_URL_VALIDATION_FAILED"];
             401: components["responses"]["Error401_INVALID_API_KEY_INVALID_TOKEN_MISSING_API_KEY_TOKEN_REQUIRED"];
             403: components["responses"]["Error403_ORIGIN_NOT_ALLOWED_USERS_COLLECTION_RESERVED"];
             404: components["responses"]["Error404_COLLECTION_NOT_FOUND_DOCUMENT_NOT_FOUND"];
@@ -5884,7 +6005,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["Error400_DUPLICATE_VALUE_INVALID_BODY_MALFORMED_JSON_VALIDATION_FAILED"];
+            400: components["responses"]["Error400_DUPLICATE_VALUE_INVALID_BODY_MALFORMED_JSON_MALFORMED_URL_VALIDATION_FAILED"];
             401: components["responses"]["Error401_INVALID_API_KEY_INVALID_TOKEN_MISSING_API_KEY_TOKEN_REQUIRED"];
             403: components["responses"]["Error403_NOT_DOCUMENT_OWNER_ORIGIN_NOT_ALLOWED_OWNER_FIELD_IMMUTABLE_RLS_REQUIRED_USERS_COLLECTION_RESERVED"];
             404: components["responses"]["Error404_COLLECTION_NOT_FOUND_DOCUMENT_NOT_FOUND"];
@@ -5928,6 +6049,7 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["Error400_MALFORMED_URL"];
             401: components["responses"]["Error401_INVALID_API_KEY_INVALID_TOKEN_MISSING_API_KEY_TOKEN_REQUIRED"];
             403: components["responses"]["Error403_NOT_DOCUMENT_OWNER_ORIGIN_NOT_ALLOWED_RLS_REQUIRED_USERS_COLLECTION_RESERVED"];
             404: components["responses"]["Error404_COLLECTION_NOT_FOUND_DOCUMENT_NOT_FOUND"];
@@ -5988,7 +6110,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["Error400_DUPLICATE_VALUE_INVALID_BODY_MALFORMED_JSON_VALIDATION_FAILED"];
+            400: components["responses"]["Error400_DUPLICATE_VALUE_INVALID_BODY_MALFORMED_JSON_MALFORMED_URL_VALIDATION_FAILED"];
             401: components["responses"]["Error401_INVALID_API_KEY_INVALID_TOKEN_MISSING_API_KEY_TOKEN_REQUIRED"];
             403: components["responses"]["Error403_NOT_DOCUMENT_OWNER_ORIGIN_NOT_ALLOWED_OWNER_FIELD_IMMUTABLE_RLS_REQUIRED_USERS_COLLECTION_RESERVED"];
             404: components["responses"]["Error404_COLLECTION_NOT_FOUND_DOCUMENT_NOT_FOUND"];
@@ -6040,6 +6162,7 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["Error400_MALFORMED_URL"];
             401: components["responses"]["Error401_INVALID_API_KEY_MISSING_API_KEY_TOKEN_REQUIRED"];
             403: components["responses"]["Error403_ORIGIN_NOT_ALLOWED_SECRET_KEY_REQUIRED_USERS_COLLECTION_RESERVED"];
             404: components["responses"]["Error404_COLLECTION_NOT_FOUND_DOCUMENT_NOT_FOUND"];
@@ -6130,7 +6253,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["Error400_CURSOR_MISMATCH_INVALID_CURSOR_QUERY_FAILED_UNSUPPORTED_BY_DATABASE_UNSUPPORTED_REGEX_VALIDATION_FAILED"];
+            400: components["responses"]["Error400_CURSOR_MISMATCH_INVALID_CURSOR_MALFORMED_URL_QUERY_FAILED_UNSUPPORTED_BY_DATABASE_UNSUPPORTED_REGEX_VALIDATION_FAILED"];
             401: components["responses"]["Error401_ADMIN_TOKEN_REQUIRED"];
             403: components["responses"]["Error403_CSRF_TOKEN_INVALID_USERS_COLLECTION_RESERVED"];
             404: components["responses"]["Error404_COLLECTION_NOT_FOUND_PROJECT_NOT_FOUND"];
@@ -6201,7 +6324,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["Error400_DUPLICATE_VALUE_INVALID_BODY_MALFORMED_JSON_VALIDATION_FAILED"];
+            400: components["responses"]["Error400_DUPLICATE_VALUE_INVALID_BODY_MALFORMED_JSON_MALFORMED_URL_VALIDATION_FAILED"];
             401: components["responses"]["Error401_ADMIN_TOKEN_REQUIRED"];
             403: components["responses"]["Error403_CSRF_TOKEN_INVALID_INSUFFICIENT_ROLE_QUOTA_EXCEEDED_USERS_COLLECTION_RESERVED"];
             404: components["responses"]["Error404_COLLECTION_NOT_FOUND_PROJECT_NOT_FOUND"];
@@ -6264,7 +6387,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["Error400_VALIDATION_FAILED"];
+            400: components["responses"]["Error400_MALFORMED_URL_VALIDATION_FAILED"];
             401: components["responses"]["Error401_ADMIN_TOKEN_REQUIRED"];
             403: components["responses"]["Error403_CSRF_TOKEN_INVALID_USERS_COLLECTION_RESERVED"];
             404: components["responses"]["Error404_COLLECTION_NOT_FOUND_DOCUMENT_NOT_FOUND_PROJECT_NOT_FOUND"];
@@ -6327,7 +6450,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["Error400_DUPLICATE_VALUE_INVALID_BODY_MALFORMED_JSON_VALIDATION_FAILED"];
+            400: components["responses"]["Error400_DUPLICATE_VALUE_INVALID_BODY_MALFORMED_JSON_MALFORMED_URL_VALIDATION_FAILED"];
             401: components["responses"]["Error401_ADMIN_TOKEN_REQUIRED"];
             403: components["responses"]["Error403_CSRF_TOKEN_INVALID_INSUFFICIENT_ROLE_OWNER_FIELD_IMMUTABLE_USERS_COLLECTION_RESERVED"];
             404: components["responses"]["Error404_COLLECTION_NOT_FOUND_DOCUMENT_NOT_FOUND_PROJECT_NOT_FOUND"];
@@ -6373,6 +6496,7 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["Error400_MALFORMED_URL"];
             401: components["responses"]["Error401_ADMIN_TOKEN_REQUIRED"];
             403: components["responses"]["Error403_CSRF_TOKEN_INVALID_INSUFFICIENT_ROLE_USERS_COLLECTION_RESERVED"];
             404: components["responses"]["Error404_COLLECTION_NOT_FOUND_DOCUMENT_NOT_FOUND_PROJECT_NOT_FOUND"];
@@ -6435,7 +6559,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["Error400_DUPLICATE_VALUE_INVALID_BODY_MALFORMED_JSON_VALIDATION_FAILED"];
+            400: components["responses"]["Error400_DUPLICATE_VALUE_INVALID_BODY_MALFORMED_JSON_MALFORMED_URL_VALIDATION_FAILED"];
             401: components["responses"]["Error401_ADMIN_TOKEN_REQUIRED"];
             403: components["responses"]["Error403_CSRF_TOKEN_INVALID_INSUFFICIENT_ROLE_OWNER_FIELD_IMMUTABLE_USERS_COLLECTION_RESERVED"];
             404: components["responses"]["Error404_COLLECTION_NOT_FOUND_DOCUMENT_NOT_FOUND_PROJECT_NOT_FOUND"];
@@ -6489,6 +6613,7 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["Error400_MALFORMED_URL"];
             401: components["responses"]["Error401_ADMIN_TOKEN_REQUIRED"];
             403: components["responses"]["Error403_CSRF_TOKEN_INVALID_INSUFFICIENT_ROLE_USERS_COLLECTION_RESERVED"];
             404: components["responses"]["Error404_COLLECTION_NOT_FOUND_DOCUMENT_NOT_FOUND_PROJECT_NOT_FOUND"];
@@ -6540,6 +6665,7 @@ export interface operations {
                     }[];
                 };
             };
+            400: components["responses"]["Error400_MALFORMED_URL"];
             401: components["responses"]["Error401_ADMIN_TOKEN_REQUIRED"];
             403: components["responses"]["Error403_CSRF_TOKEN_INVALID"];
             404: components["responses"]["Error404_PROJECT_NOT_FOUND"];
@@ -6592,6 +6718,7 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["Error400_MALFORMED_URL"];
             401: components["responses"]["Error401_ADMIN_TOKEN_REQUIRED"];
             403: components["responses"]["Error403_CSRF_TOKEN_INVALID"];
             404: components["responses"]["Error404_COLLECTION_NOT_FOUND_PROJECT_NOT_FOUND"];
@@ -6709,7 +6836,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["Error400_DUPLICATE_VALUE_INVALID_COLLECTION_NAME_MALFORMED_JSON_RESERVED_COLLECTION_NAME_VALIDATION_FAILED"];
+            400: components["responses"]["Error400_DUPLICATE_VALUE_INVALID_COLLECTION_NAME_MALFORMED_JSON_MALFORMED_URL_RESERVED_COLLECTION_NAME_VALIDATION_FAILED"];
             401: components["responses"]["Error401_ADMIN_TOKEN_REQUIRED"];
             403: components["responses"]["Error403_CSRF_TOKEN_INVALID_INSUFFICIENT_ROLE"];
             404: components["responses"]["Error404_PROJECT_NOT_FOUND"];
@@ -6752,6 +6879,7 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["Error400_MALFORMED_URL"];
             401: components["responses"]["Error401_ADMIN_TOKEN_REQUIRED"];
             403: components["responses"]["Error403_CSRF_TOKEN_INVALID_INSUFFICIENT_ROLE"];
             404: components["responses"]["Error404_COLLECTION_NOT_FOUND_PROJECT_NOT_FOUND"];
@@ -6802,6 +6930,7 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["Error400_MALFORMED_URL"];
             401: components["responses"]["Error401_ADMIN_TOKEN_REQUIRED"];
             403: components["responses"]["Error403_CSRF_TOKEN_INVALID"];
             404: components["responses"]["Error404_PROJECT_NOT_FOUND"];
@@ -6935,6 +7064,7 @@ export interface operations {
                     "*/*": string;
                 };
             };
+            400: components["responses"]["Error400_MALFORMED_URL"];
             404: components["responses"]["Error404_FILE_NOT_FOUND"];
             429: components["responses"]["Error429_RATE_LIMITED"];
             500: components["responses"]["Error500_INTERNAL"];
@@ -6983,6 +7113,7 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["Error400_MALFORMED_URL"];
             401: components["responses"]["Error401_ADMIN_TOKEN_REQUIRED"];
             403: components["responses"]["Error403_CSRF_TOKEN_INVALID"];
             404: components["responses"]["Error404_PROJECT_NOT_FOUND"];
@@ -7066,7 +7197,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["Error400_VALIDATION_FAILED"];
+            400: components["responses"]["Error400_MALFORMED_URL_VALIDATION_FAILED"];
             401: components["responses"]["Error401_ADMIN_TOKEN_REQUIRED"];
             403: components["responses"]["Error403_CSRF_TOKEN_INVALID"];
             404: components["responses"]["Error404_PROJECT_NOT_FOUND"];
@@ -7122,7 +7253,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["Error400_FILE_REQUIRED_MALFORMED_MULTIPART_UPLOAD_ABORTED"];
+            400: components["responses"]["Error400_FILE_REQUIRED_MALFORMED_MULTIPART_MALFORMED_URL_UPLOAD_ABORTED"];
             401: components["responses"]["Error401_ADMIN_TOKEN_REQUIRED"];
             403: components["responses"]["Error403_CSRF_TOKEN_INVALID_INSUFFICIENT_ROLE_QUOTA_EXCEEDED"];
             404: components["responses"]["Error404_PROJECT_NOT_FOUND"];
@@ -7165,7 +7296,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["Error400_INVALID_PATH"];
+            400: components["responses"]["Error400_INVALID_PATH_MALFORMED_URL"];
             401: components["responses"]["Error401_ADMIN_TOKEN_REQUIRED"];
             403: components["responses"]["Error403_CSRF_TOKEN_INVALID_INSUFFICIENT_ROLE"];
             404: components["responses"]["Error404_FILE_NOT_FOUND_PROJECT_NOT_FOUND"];
@@ -7279,6 +7410,7 @@ export interface operations {
                     }[];
                 };
             };
+            400: components["responses"]["Error400_MALFORMED_URL"];
             401: components["responses"]["Error401_ADMIN_TOKEN_REQUIRED"];
             403: components["responses"]["Error403_CSRF_TOKEN_INVALID"];
             404: components["responses"]["Error404_PROJECT_NOT_FOUND"];
@@ -7329,7 +7461,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["Error400_VALIDATION_FAILED"];
+            400: components["responses"]["Error400_MALFORMED_URL_VALIDATION_FAILED"];
             401: components["responses"]["Error401_ADMIN_TOKEN_REQUIRED"];
             403: components["responses"]["Error403_CSRF_TOKEN_INVALID"];
             404: components["responses"]["Error404_PROJECT_NOT_FOUND_TEMPLATE_NOT_FOUND"];
@@ -7423,7 +7555,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["Error400_EMPTY_BODY_INVALID_MJML_INVALID_TEMPLATE_MALFORMED_JSON_TEMPLATE_TOO_COMPLEX_VALIDATION_FAILED"];
+            400: components["responses"]["Error400_EMPTY_BODY_INVALID_MJML_INVALID_TEMPLATE_MALFORMED_JSON_MALFORMED_URL_TEMPLATE_TOO_COMPLEX_VALIDATION_FAILED"];
             401: components["responses"]["Error401_ADMIN_TOKEN_REQUIRED"];
             403: components["responses"]["Error403_CSRF_TOKEN_INVALID_INSUFFICIENT_ROLE"];
             404: components["responses"]["Error404_PROJECT_NOT_FOUND"];
@@ -7468,7 +7600,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["Error400_VALIDATION_FAILED"];
+            400: components["responses"]["Error400_MALFORMED_URL_VALIDATION_FAILED"];
             401: components["responses"]["Error401_ADMIN_TOKEN_REQUIRED"];
             403: components["responses"]["Error403_CSRF_TOKEN_INVALID_INSUFFICIENT_ROLE"];
             404: components["responses"]["Error404_PROJECT_NOT_FOUND_TEMPLATE_NOT_FOUND"];
@@ -7556,7 +7688,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["Error400_VALIDATION_FAILED"];
+            400: components["responses"]["Error400_MALFORMED_URL_VALIDATION_FAILED"];
             401: components["responses"]["Error401_ADMIN_TOKEN_REQUIRED"];
             403: components["responses"]["Error403_CSRF_TOKEN_INVALID"];
             404: components["responses"]["Error404_PROJECT_NOT_FOUND"];
@@ -7619,7 +7751,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["Error400_EMPTY_BODY_EMPTY_SUBJECT_INVALID_MJML_INVALID_TEMPLATE_MALFORMED_JSON_TEMPLATE_TOO_COMPLEX_VALIDATION_FAILED"];
+            400: components["responses"]["Error400_EMPTY_BODY_EMPTY_SUBJECT_INVALID_MJML_INVALID_TEMPLATE_MALFORMED_JSON_MALFORMED_URL_TEMPLATE_TOO_COMPLEX_VALIDATION_FAILED"];
             401: components["responses"]["Error401_ADMIN_TOKEN_REQUIRED"];
             403: components["responses"]["Error403_CSRF_TOKEN_INVALID_INSUFFICIENT_ROLE"];
             404: components["responses"]["Error404_PROJECT_NOT_FOUND"];
@@ -7683,7 +7815,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["Error400_EMPTY_BODY_EMPTY_SUBJECT_MALFORMED_JSON_RECIPIENT_REJECTED_TEMPLATE_TOO_COMPLEX_VALIDATION_FAILED"];
+            400: components["responses"]["Error400_EMPTY_BODY_EMPTY_SUBJECT_MALFORMED_JSON_MALFORMED_URL_RECIPIENT_REJECTED_TEMPLATE_TOO_COMPLEX_VALIDATION_FAILED"];
             401: components["responses"]["Error401_ADMIN_TOKEN_REQUIRED"];
             403: components["responses"]["Error403_CSRF_TOKEN_INVALID_INSUFFICIENT_ROLE"];
             404: components["responses"]["Error404_PROJECT_NOT_FOUND_TEMPLATE_NOT_FOUND"];
@@ -7778,7 +7910,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["Error400_VALIDATION_FAILED"];
+            400: components["responses"]["Error400_MALFORMED_URL_VALIDATION_FAILED"];
             401: components["responses"]["Error401_ADMIN_TOKEN_REQUIRED"];
             403: components["responses"]["Error403_CSRF_TOKEN_INVALID_PLATFORM_ADMIN_REQUIRED"];
             404: components["responses"]["Error404_TEMPLATE_NOT_FOUND"];
@@ -7870,7 +8002,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["Error400_EMPTY_BODY_INVALID_MJML_INVALID_TEMPLATE_MALFORMED_JSON_TEMPLATE_TOO_COMPLEX_VALIDATION_FAILED"];
+            400: components["responses"]["Error400_EMPTY_BODY_INVALID_MJML_INVALID_TEMPLATE_MALFORMED_JSON_MALFORMED_URL_TEMPLATE_TOO_COMPLEX_VALIDATION_FAILED"];
             401: components["responses"]["Error401_ADMIN_TOKEN_REQUIRED"];
             403: components["responses"]["Error403_CSRF_TOKEN_INVALID_PLATFORM_ADMIN_REQUIRED"];
             413: components["responses"]["Error413_PAYLOAD_TOO_LARGE"];
@@ -7912,7 +8044,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["Error400_VALIDATION_FAILED"];
+            400: components["responses"]["Error400_MALFORMED_URL_VALIDATION_FAILED"];
             401: components["responses"]["Error401_ADMIN_TOKEN_REQUIRED"];
             403: components["responses"]["Error403_CSRF_TOKEN_INVALID_PLATFORM_ADMIN_REQUIRED"];
             404: components["responses"]["Error404_TEMPLATE_NOT_FOUND"];
@@ -8101,6 +8233,7 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["Error400_MALFORMED_URL"];
             401: components["responses"]["Error401_ADMIN_TOKEN_REQUIRED"];
             403: components["responses"]["Error403_CSRF_TOKEN_INVALID"];
             404: components["responses"]["Error404_PROJECT_NOT_FOUND"];
