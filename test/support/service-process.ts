@@ -92,11 +92,12 @@ export class ServiceProcess {
     });
   }
 
-  async stop(): Promise<void> {
+  /** SIGTERM, as an orchestrator stops a pod: resolves with how the process ended. */
+  async stop(): Promise<{ code: number | null; signal: NodeJS.Signals | null } | undefined> {
     const c = this.child;
-    if (!c || c.exitCode !== null) return;
-    await new Promise<void>((resolve) => {
-      c.once('exit', () => resolve());
+    if (!c || c.exitCode !== null) return undefined;
+    return new Promise((resolve) => {
+      c.once('exit', (code, signal) => resolve({ code, signal }));
       c.kill('SIGTERM');
     });
   }

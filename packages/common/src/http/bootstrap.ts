@@ -6,6 +6,7 @@ import { requestIdMiddleware } from './request-id';
 import { requestLogMiddleware } from './request-log';
 import { runWithContext, saneTraceparent } from '../request-context';
 import { errorHandler, notFoundHandler } from './error-handler';
+import { drainOnStop } from './drain';
 
 export interface ReadinessCheck {
   name: string;
@@ -174,6 +175,7 @@ export interface RunOptions {
 /** Listens and owns graceful shutdown: readiness off, stop accepting, drain, close, exit. */
 export async function runService(opts: RunOptions): Promise<http.Server> {
   const server = http.createServer(opts.serviceApp.app);
+  const drain = drainOnStop(server);
   // Longer than the gateway agent's idle timeout so pooled sockets are not reset under it.
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
@@ -191,10 +193,7 @@ export async function runService(opts: RunOptions): Promise<http.Server> {
       process.exit(1);
     }, opts.graceSeconds * 1000);
     hardExit.unref();
-    await new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeIdleConnections();
-    });
+    await drain.stop();
     for (const c of opts.closers) {
       try {
         await c.close();
