@@ -3,8 +3,8 @@
 #   docker build -t baas .
 #   docker run --rm baas                                      # gateway
 #   docker run --rm baas node services/auth/dist/main.js     # auth (data, storage, mail, janitor alike)
-#   docker run --rm -e DATABASE_URL=... baas node packages/common/dist/postgres/migrate-cli.js auth
-#                                                             # one-shot migrations (the k8s Job)
+#   docker run --rm -e DATABASE_URL=... -e NATS_URL=... baas node services/auth/dist/setup.js
+#                                                             # one-shot setup: migrations and streams (the k8s Job)
 ARG NODE_IMAGE=node:24-slim
 
 # ---- build: install everything, compile TypeScript, drop dev dependencies -------------------
