@@ -52,6 +52,7 @@ COPY --from=build /app/services ./services
 COPY scripts/s3-ensure-bucket.mjs ./scripts/
 RUN ls packages/common/migrations/*.sql services/*/migrations/*.sql >/dev/null \
  && test -f packages/common/dist/postgres/migrate-cli.js \
+ && test -f services/auth/data/common-passwords.txt \
  && test -f packages/console/dist/index.html
 USER 10001:10001
 EXPOSE 8080 8081 8082 8083 8084 8085

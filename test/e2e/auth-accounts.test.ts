@@ -43,7 +43,7 @@ describe('signup', () => {
     expect(r.headers.getSetCookie()).toEqual([]);
   });
 
-  it('validates email and password length (8 and 128 at the limit, 7 and 129 past it)', async () => {
+  it('validates email, password length (8 and 128 at the limit, 7 and 129 past it) and refuses common passwords', async () => {
     const p = await createProject();
     const at = async (password: string) =>
       (
@@ -57,6 +57,18 @@ describe('signup', () => {
     expect(await at('a'.repeat(128))).toBe(201);
     expect(await at('a'.repeat(7))).toBe(400);
     expect(await at('a'.repeat(129))).toBe(400);
+    // one of the passwords most often found in breaches, in any case (ASVS 6.2.12)
+    for (const common of ['12345678', 'Password', 'iloveyou']) {
+      const r = await call('POST', '/api/userAuth/signup', {
+        key: p.publishableKey,
+        body: { email: uniqueEmail(), password: common },
+      });
+      expect(r.status).toBe(400);
+      expect(r.body).toMatchObject({
+        code: 'VALIDATION_FAILED',
+        details: [{ path: 'password', message: expect.stringContaining('most often found in breaches') }],
+      });
+    }
     const bad = await call('POST', '/api/userAuth/signup', {
       key: p.publishableKey,
       body: { email: 'not-an-email', password: 'password-123' },
