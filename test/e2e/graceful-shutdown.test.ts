@@ -75,16 +75,6 @@ describe('graceful shutdown', () => {
       const seconds = (Date.now() - t) / 1000;
       sending = false;
       await Promise.all(clients);
-      console.log(
-        JSON.stringify({
-          exit,
-          seconds,
-          signalled,
-          total: answers.length,
-          refused,
-          after: answers.slice(signalled),
-        }),
-      );
       expect(exit).toEqual({ code: 0, signal: null });
       expect(seconds).toBeLessThan(GRACE_SECONDS / 2);
       expect(answers.every((a) => a.status === 200)).toBe(true);
