@@ -76,6 +76,18 @@ describe('data: list filters, sorting and pagination', () => {
     expect((await list(`name_in=${Array(101).fill('q').join(',')}`)).status).toBe(400);
   });
 
+  it('takes 100 query parameters and refuses 101 (400 VALIDATION_FAILED), as every service does', async () => {
+    // distinct filters on a collection without a schema (each an equality no document meets)
+    const loose = (n: number) =>
+      p.call('GET', `/api/data/loose?${Array.from({ length: n }, (_, i) => `f${i}=x`).join('&')}`, {
+        key: p.secretKey,
+      });
+    expect((await loose(100)).status).toBe(200);
+    const over = await loose(101);
+    expect(over.status).toBe(400);
+    expect(over.body).toMatchObject({ code: 'VALIDATION_FAILED', message: expect.stringContaining('100') });
+  });
+
   it('reads untyped values both as strings and numbers without a schema', async () => {
     const r = await p.call('GET', '/api/data/loose?score_gt=6', { key: p.secretKey });
     expect(r.body.data.items.map((i: { name: string }) => i.name)).toEqual(['z']);

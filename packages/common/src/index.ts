@@ -10,6 +10,7 @@ export * from './telemetry';
 export * from './http/request-id';
 export * from './http/error-handler';
 export * from './http/bootstrap';
+export * from './http/query';
 export * from './http/body';
 export * from './http/lean';
 export * from './events/catalogue';

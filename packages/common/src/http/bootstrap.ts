@@ -7,6 +7,7 @@ import { requestLogMiddleware } from './request-log';
 import { runWithContext, saneTraceparent } from '../request-context';
 import { errorHandler, notFoundHandler } from './error-handler';
 import { drainOnStop } from './drain';
+import { parseQuery } from './query';
 
 export interface ReadinessCheck {
   name: string;
@@ -127,7 +128,7 @@ export function createServiceApp(opts: ServiceAppOptions): ServiceApp {
   let draining = false;
   app.disable('x-powered-by');
   app.disable('etag');
-  app.set('query parser', 'extended');
+  app.set('query parser', parseQuery);
   app.use(requestIdMiddleware);
   app.use((req, _res, next) => {
     runWithContext({ requestId: req.id, traceparent: saneTraceparent(req.header('traceparent')) }, next);

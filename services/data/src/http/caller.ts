@@ -1,6 +1,14 @@
 import type { IncomingMessage } from 'node:http';
 import type { Request } from 'express';
-import { adminProjectContext, auditSource, bearerToken, tenantOf, type GatewayAssertion } from '@baas/common';
+import {
+  adminProjectContext,
+  auditSource,
+  bearerToken,
+  MAX_QUERY_PARAMETERS,
+  tenantOf,
+  tooManyQueryParameters,
+  type GatewayAssertion,
+} from '@baas/common';
 import type { Caller } from '../domain/documents/access';
 
 export function callerOf(req: Request, defaultDocumentQuota: number): Caller {
@@ -51,8 +59,14 @@ export function queryParam(req: Request, name: string): string | undefined {
   return rawQuery(req).find(([k]) => k === name)?.[1];
 }
 
-/** The raw pairs of a URL's query string (`/path?a=1` or a request target). */
+/**
+ * The raw pairs of a URL's query string (`/path?a=1` or a request target), at most
+ * MAX_QUERY_PARAMETERS of them, as every service's query parser allows (400 past it).
+ */
 export function queryPairs(url: string): Array<[string, string]> {
   const i = url.indexOf('?');
-  return i < 0 ? [] : [...new URLSearchParams(url.slice(i + 1))];
+  if (i < 0) return [];
+  const pairs = [...new URLSearchParams(url.slice(i + 1))];
+  if (pairs.length > MAX_QUERY_PARAMETERS) throw tooManyQueryParameters();
+  return pairs;
 }
