@@ -61,6 +61,10 @@ describe('HTTP metric labels', () => {
       expect({ name, leaking }).toEqual({ name, leaking: [] });
       // nothing else in the exposition names the project either
       expect({ name, mentionsProject: text.includes(p.id) }).toEqual({ name, mentionsProject: false });
+      // saturation: requests in flight, back to none once the traffic is answered (scrapes are
+      // not counted: /metrics is served before the request metrics, or on another port)
+      const inFlight = /^baas_http_server_requests_in_flight\{[^}]*\} (\d+)$/m.exec(text)?.[1];
+      expect({ name, inFlight }).toEqual({ name, inFlight: '0' });
     }
     // the gateway's series carry the route table's templates, not one "unmatched" bucket
     expect(routes(scraped.gateway ?? '').some((r) => r.startsWith('/api/'))).toBe(true);

@@ -18,6 +18,8 @@ export const METRIC_PREFIX = 'baas_';
 export interface Metrics {
   registry: client.Registry;
   httpDuration: client.Histogram<'method' | 'route' | 'status_code'>;
+  /** Requests received and not yet answered (or abandoned) by this process. */
+  inFlight: client.Gauge;
 }
 
 export interface MetricsOptions {
@@ -64,7 +66,13 @@ export function createMetrics(service: string, opts: MetricsOptions = {}): Metri
     name: `${METRIC_PREFIX}http_server_request_duration_seconds`,
     help: 'HTTP request duration by route template',
     labelNames: ['method', 'route', 'status_code'] as const,
-    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    // up to the services' 120 s request timeout: an upload on a slow link takes minutes
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120],
+    registers: [registry],
+  });
+  const inFlight = new client.Gauge({
+    name: `${METRIC_PREFIX}http_server_requests_in_flight`,
+    help: 'HTTP requests received and not yet answered',
     registers: [registry],
   });
   new client.Gauge({
@@ -80,7 +88,7 @@ export function createMetrics(service: string, opts: MetricsOptions = {}): Metri
     },
     1,
   );
-  return { registry, httpDuration };
+  return { registry, httpDuration, inFlight };
 }
 
 /** A concrete path segment that is an id (24-hex, UUID, a long token or a number) becomes `:id`. */
@@ -106,6 +114,8 @@ export function routeLabel(req: Request, base = req.baseUrl): string {
 export function httpMetricsMiddleware(metrics: Metrics) {
   return (req: Request, res: Response, next: NextFunction): void => {
     const end = metrics.httpDuration.startTimer();
+    metrics.inFlight.inc();
+    res.once('close', () => metrics.inFlight.dec());
     // The router sets req.route when a route matches, while req.baseUrl is still its mount
     // path; by the time an error has reached the app's handler the base is gone, so it is
     // taken at that moment.

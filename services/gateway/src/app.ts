@@ -222,6 +222,8 @@ export function createApp(deps: GatewayDeps): GatewayApp {
     res.setHeader('x-request-id', ex.id);
     applyHeaders(res, headers);
     res.once('finish', () => finished(ex, started));
+    metrics.inFlight.inc();
+    res.once('close', () => metrics.inFlight.dec());
     handle(ex).catch((err: unknown) => {
       const known = toAppError(err);
       if (!known) log.error({ err, requestId: ex.id, projectId: ex.project?.projectId }, 'unhandled error');

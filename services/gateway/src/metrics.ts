@@ -24,7 +24,7 @@ export function gatewayMetrics(metrics: Metrics, targets: readonly string[]): Ga
     name: `${METRIC_PREFIX}upstream_request_duration_seconds`,
     help: "Time from forwarding a request to a service to the end of the service's answer",
     labelNames: ['target', 'status_class'] as const,
-    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120],
     registers,
   });
   const failures = new client.Counter({
