@@ -1,7 +1,9 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createLogger } from '../logger';
+import { createMetrics } from '../metrics';
 import { createServiceApp } from './bootstrap';
+import { serveLean } from './lean';
 
 /** The in-flight gauge of a service app: up while a request is being answered, down after. */
 describe('requests in flight', () => {
@@ -48,6 +50,40 @@ describe('requests in flight', () => {
       });
       gone.destroy();
       await new Promise((r) => setTimeout(r, 50));
+      expect(await gauge()).toBe(0);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+
+  it("counts a hot route's request served without express alike", async () => {
+    const metrics = createMetrics('svc');
+    let release!: () => void;
+    let arrived!: () => void;
+    const inHandler = new Promise<void>((r) => (arrived = r));
+    const server = http.createServer((req, res) =>
+      serveLean({ logger: createLogger('t', 'silent'), metrics }, req, res, '/hot', async () => {
+        arrived();
+        await new Promise<void>((r) => (release = r));
+        return { status: 200, body: { ok: true } };
+      }),
+    );
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const { port } = server.address() as AddressInfo;
+    const gauge = async () =>
+      Number(
+        /^baas_http_server_requests_in_flight\{[^}]*\} (\d+)$/m.exec(await metrics.registry.metrics())?.[1],
+      );
+    try {
+      const answered = new Promise<void>((resolve) =>
+        http.get({ port, host: '127.0.0.1', path: '/hot' }, (res) => res.resume().on('end', resolve)),
+      );
+      await inHandler;
+      expect(await gauge()).toBe(1);
+      release();
+      await answered;
+      await new Promise((r) => setImmediate(r));
       expect(await gauge()).toBe(0);
     } finally {
       server.closeAllConnections();

@@ -54,6 +54,8 @@ export function serveLean(
 ): void {
   const started = performance.now();
   const end = opts.metrics.httpDuration.startTimer();
+  opts.metrics.inFlight.inc();
+  res.once('close', () => opts.metrics.inFlight.dec());
   const url = req.url ?? '/';
   const method = req.method ?? '';
   const id = pickRequestId(oneHeader(req.headers[REQUEST_ID_HEADER]));
