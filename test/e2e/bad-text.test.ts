@@ -50,6 +50,18 @@ describe('text a store cannot hold and URLs that do not decode', () => {
       expect((await asServer('GET', `/api/data/notes/${doc._id}`)).body).toMatchObject({ title: 'kept' });
   });
 
+  it('a NUL in a signup field (the auth service maps it where the statement ran)', async () => {
+    const r = await p.call('POST', '/api/userAuth/signup', {
+      key: p.publishableKey,
+      body: {
+        email: `nul${Date.now()}@example.com`,
+        password: 'a long enough passphrase 42',
+        nick: 'a\u0000b',
+      },
+    });
+    expectRefusedText(r);
+  });
+
   it.each([
     ['a document id', '/api/data/notes/%ff'],
     ['a collection name', '/api/data/%ff'],

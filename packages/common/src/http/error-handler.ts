@@ -59,6 +59,17 @@ const PG_UNSTORABLE_TEXT = new Set(['22021', '22P05']);
 const PG_INVALID_JSON = '22P02';
 const PG_INVALID_JSON_MESSAGE = /type json/;
 
+/** The 400 for text PostgreSQL refused to hold (see PG_UNSTORABLE_TEXT), else undefined. */
+export function unstorableTextError(err: unknown): AppError | undefined {
+  const { code, message } = (err ?? {}) as { code?: unknown; message?: unknown };
+  if (typeof code !== 'string') return undefined;
+  const json =
+    code === PG_INVALID_JSON && typeof message === 'string' && PG_INVALID_JSON_MESSAGE.test(message);
+  return PG_UNSTORABLE_TEXT.has(code) || json
+    ? errors.validation('Text may not contain NUL characters or unpaired surrogates')
+    : undefined;
+}
+
 function unavailable(): AppError {
   const e = errors.serviceUnavailable('A dependency is unavailable, please retry');
   return new AppError(e.status, e.code, e.message, undefined, { 'Retry-After': '1' });
@@ -74,12 +85,8 @@ export function toAppError(err: unknown): AppError | undefined {
     return new AppError(504, 'QUERY_TIMEOUT', 'The query took longer than its time budget');
   if (err instanceof Error && typeof message === 'string' && PG_UNAVAILABLE_MESSAGES.test(message))
     return unavailable();
-  if (
-    typeof code === 'string' &&
-    (PG_UNSTORABLE_TEXT.has(code) ||
-      (code === PG_INVALID_JSON && typeof message === 'string' && PG_INVALID_JSON_MESSAGE.test(message)))
-  )
-    return errors.validation('Text may not contain NUL characters or unpaired surrogates');
+  const unstorable = unstorableTextError(err);
+  if (unstorable) return unstorable;
   // express could not percent-decode a path parameter (`%ff`, `%E0%A4%A`): its URIError, status 400
   if (err instanceof URIError && (err as { status?: unknown }).status === 400)
     return errors.badRequest('MALFORMED_URL', 'The URL path is not valid percent-encoded UTF-8');

@@ -1,4 +1,4 @@
-import { errors, type EventEnvelope } from '@baas/common';
+import { unstorableTextError, type EventEnvelope } from '@baas/common';
 import {
   appendOutbox,
   prepared,
@@ -17,17 +17,11 @@ export interface Rows<R> {
 }
 
 /**
- * SQLSTATEs raised by values the client sent that PostgreSQL cannot store: a NUL character in
- * text (22021), `\u0000` in jsonb (22P05), an unpaired surrogate in jsonb (22P02). MongoDB stores
- * them; here they are bad input (400), never a 500.
+ * Text the client sent that PostgreSQL cannot store (a NUL, an unpaired surrogate) is bad input
+ * (400), mapped here where the statement ran so that use cases see the AppError, never a 500.
  */
-const UNSTORABLE_TEXT = new Set(['22021', '22P05', '22P02']);
-
 function mapInputError(e: unknown): unknown {
-  const code = (e as { code?: unknown } | null)?.code;
-  if (typeof code === 'string' && UNSTORABLE_TEXT.has(code))
-    return errors.validation('Text may not contain NUL characters or unpaired surrogates');
-  return e;
+  return unstorableTextError(e) ?? e;
 }
 
 /**
