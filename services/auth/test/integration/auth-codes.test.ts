@@ -204,6 +204,11 @@ describe('password reset', () => {
       body: { token: e.data.code, newPassword: 'short' },
     });
     expect(weak.status).toBe(400);
+    const common = await h.call('POST', '/api/userAuth/reset-password', {
+      projectId: p,
+      body: { token: e.data.code, newPassword: '12345678' },
+    });
+    expect(common.status).toBe(400);
     const ok = await h.call('POST', '/api/userAuth/reset-password', {
       projectId: p,
       body: { token: e.data.code, newPassword: 'new-password-1' },

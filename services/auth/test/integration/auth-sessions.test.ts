@@ -200,6 +200,16 @@ describe('ending sessions', () => {
     });
     expect(bad.status).toBe(400);
     expect(bad.body.code).toBe('INVALID_CURRENT_PASSWORD');
+    // a new password often found in breaches is refused before anything changes
+    const common = await h.call('PUT', '/api/userAuth/change-password', {
+      projectId: p,
+      token: u.access,
+      body: { currentPassword: 'password-1', newPassword: 'Iloveyou' },
+    });
+    expect(common.status).toBe(400);
+    expect(common.body.details).toEqual([
+      { path: 'newPassword', message: expect.stringContaining('breaches') },
+    ]);
     const ok = await h.call('PUT', '/api/userAuth/change-password', {
       projectId: p,
       token: u.access,

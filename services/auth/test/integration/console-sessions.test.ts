@@ -285,10 +285,11 @@ describe('console password change', () => {
     expect((await login(a.email, a.password)).status).toBe(200);
   });
 
-  it('applies the password policy: 8 to 128 characters', async () => {
+  it('applies the password policy: 8 to 128 characters, none of the most breached', async () => {
     const a = await createAccount(h);
     const s = await signIn(h, a.email);
     expect((await change(s, { currentPassword: a.password, newPassword: 'p'.repeat(7) })).status).toBe(400);
+    expect((await change(s, { currentPassword: a.password, newPassword: 'Password' })).status).toBe(400);
     expect((await change(s, { currentPassword: a.password, newPassword: 'p'.repeat(129) })).status).toBe(400);
     expect((await change(s, { currentPassword: a.password, newPassword: 'p'.repeat(128) })).status).toBe(200);
     expect((await change(s, { currentPassword: 'p'.repeat(128), newPassword: 'q'.repeat(8) })).status).toBe(
@@ -348,6 +349,7 @@ describe('console password reset', () => {
     const before = h.invalidated.accounts.length;
     // Policy first: a too-short password uses nothing up.
     expect((await reset(token, 'p'.repeat(7))).status).toBe(400);
+    expect((await reset(token, 'qwertyuiop')).status).toBe(400);
     const r = await reset(token, 'reset-password-1');
     expect(r.status).toBe(200);
     for (const s of [s1, s2]) expect((await current(s)).status).toBe(401);
