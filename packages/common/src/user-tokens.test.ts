@@ -9,6 +9,7 @@ import {
   ACCESS_TOKEN_TYP,
   accessTokenAudience,
   createAccessTokenVerifier,
+  MAX_ACCESS_TOKEN_LIFETIME_SECONDS,
 } from './user-tokens';
 
 const P = trustedProjectId('a'.repeat(24));
@@ -45,8 +46,8 @@ describe('access token verifier: verified tokens remembered until they expire', 
       lookups.n++;
       return publicKey;
     };
-    const revocations = new RevocationList(3_630_000, () => clock.t);
-    const verifier = createAccessTokenVerifier(keys, 3600, revocations, { ...opts, now: () => clock.t });
+    const revocations = new RevocationList(930_000, () => clock.t);
+    const verifier = createAccessTokenVerifier(keys, undefined, revocations, { ...opts, now: () => clock.t });
     return { clock, lookups, revocations, verifier };
   }
 
@@ -69,6 +70,16 @@ describe('access token verifier: verified tokens remembered until they expire', 
     clock.t += 1;
     await expect(verifier.verify(t, P)).rejects.toMatchObject({ status: 401, code: 'INVALID_TOKEN' });
     await expect(verifier.verify(t, P)).rejects.toMatchObject({ status: 401 });
+  });
+
+  it('accepts tokens meant to live up to 15 minutes and refuses one meant to live longer', async () => {
+    expect(MAX_ACCESS_TOKEN_LIFETIME_SECONDS).toBe(900);
+    const { verifier } = setUp();
+    await expect(verifier.verify(await token({ ttl: 900 }), P)).resolves.toMatchObject({ userId: 'u1' });
+    await expect(verifier.verify(await token({ ttl: 901 }), P)).rejects.toMatchObject({
+      status: 401,
+      code: 'INVALID_TOKEN',
+    });
   });
 
   it('checks revocations on every use, remembered or not', async () => {

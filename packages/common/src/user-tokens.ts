@@ -15,8 +15,12 @@ export const ACCESS_TOKEN_ISSUER = 'baas-auth';
 export const ACCESS_TOKEN_TYP = 'at+jwt';
 export const ACCESS_TOKEN_ALG = 'EdDSA';
 export const JWKS_PATH = '/.well-known/jwks.json';
-/** Verifiers refuse tokens meant to live longer; revocations are kept this long (plus tolerance). */
-export const MAX_ACCESS_TOKEN_LIFETIME_SECONDS = 3600;
+/**
+ * Verifiers refuse tokens meant to live longer; revocations are kept this long (plus tolerance).
+ * 15 minutes: the security notes' ceiling for a bearer token that is checked without a call to
+ * auth (OWASP's JWT cheat sheet, RFC 9700 §2.2); the default lifetime is 900 s too.
+ */
+export const MAX_ACCESS_TOKEN_LIFETIME_SECONDS = 900;
 export const ACCESS_TOKEN_CLOCK_TOLERANCE_SECONDS = 30;
 
 export function accessTokenAudience(projectId: ProjectId | string): string {

@@ -10,10 +10,12 @@ const base = {
 };
 
 describe('auth configuration', () => {
-  it('accepts an access-token lifetime up to what verifiers accept (3600 s), and refuses one past it', () => {
-    expect(loadAuthConfig({ ...base, ACCESS_TOKEN_TTL_SECONDS: '3600' }).ACCESS_TOKEN_TTL_SECONDS).toBe(3600);
+  it('accepts an access-token lifetime up to what verifiers accept (900 s), and refuses one past it', () => {
+    expect(loadAuthConfig(base).ACCESS_TOKEN_TTL_SECONDS).toBe(900);
+    expect(loadAuthConfig({ ...base, ACCESS_TOKEN_TTL_SECONDS: '900' }).ACCESS_TOKEN_TTL_SECONDS).toBe(900);
+    expect(loadAuthConfig({ ...base, ACCESS_TOKEN_TTL_SECONDS: '60' }).ACCESS_TOKEN_TTL_SECONDS).toBe(60);
     // data and storage refuse longer tokens and keep revocations only this long
-    expect(() => loadAuthConfig({ ...base, ACCESS_TOKEN_TTL_SECONDS: '3601' })).toThrow(
+    expect(() => loadAuthConfig({ ...base, ACCESS_TOKEN_TTL_SECONDS: '901' })).toThrow(
       /ACCESS_TOKEN_TTL_SECONDS/,
     );
   });
