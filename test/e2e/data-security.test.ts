@@ -252,7 +252,8 @@ describe('data: injection and cross-tenant attacks', () => {
         expect(
           (await t1.call('POST', '/api/data/orders/aggregate', { key: t1.secretKey, body })).status,
         ).toBe(400);
-      const at = Array.from({ length: 50 }, () => ({ $match: {} }));
+      // at most 20 stages, sub-pipelines included (security notes #51)
+      const at = Array.from({ length: 20 }, () => ({ $match: {} }));
       expect(
         (await t1.call('POST', '/api/data/orders/aggregate', { key: t1.secretKey, body: { pipeline: at } }))
           .status,
@@ -263,8 +264,26 @@ describe('data: injection and cross-tenant attacks', () => {
             key: t1.secretKey,
             body: { pipeline: [...at, { $match: {} }] },
           })
+        ).body,
+      ).toMatchObject({ code: 'PIPELINE_TOO_LONG' });
+      const facet = [{ $facet: { a: at.slice(0, 10), b: at.slice(0, 9) } }];
+      expect(
+        (
+          await t1.call('POST', '/api/data/orders/aggregate', {
+            key: t1.secretKey,
+            body: { pipeline: facet },
+          })
         ).status,
-      ).toBe(400);
+      ).toBe(200);
+      facet[0]!.$facet.b.push({ $match: {} });
+      expect(
+        (
+          await t1.call('POST', '/api/data/orders/aggregate', {
+            key: t1.secretKey,
+            body: { pipeline: facet },
+          })
+        ).body,
+      ).toMatchObject({ code: 'PIPELINE_TOO_LONG' });
       const huge = await t1.call('POST', '/api/data/orders/aggregate', {
         key: t1.secretKey,
         body: { pipeline: [{ $match: { x: 'y'.repeat(70_000) } }] },

@@ -93,6 +93,29 @@ describe('platform admin API', () => {
     expect((await call('GET', '/api/admin/projects/not-an-id', { admin: true })).status).toBe(404);
   });
 
+  it('bounds every JSON body at 32 levels of nesting: at the limit it reaches the route, past it 400 with the path', async () => {
+    const p = await createProject();
+    // `extra` is level 1, each `a` one more: the 1 sits at level 1 + levels
+    const body = (levels: number) =>
+      `{"path":"${p.id}/AAAAAAAAAAAAAAAAAAAAAA.png","extra":${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}}`;
+    const del = (levels: number) =>
+      call('DELETE', '/api/storage/file', {
+        key: p.secretKey,
+        rawBody: body(levels),
+        headers: { 'content-type': 'application/json' },
+      });
+    const at = await del(31);
+    expect([at.status, at.body.code]).toEqual([404, 'FILE_NOT_FOUND']);
+    const past = await del(32);
+    expect(past.status).toBe(400);
+    expect(past.body).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      details: [{ path: `extra${'.a'.repeat(32)}`, message: 'nested more than 32 levels' }],
+    });
+    // far past it, within the size limit: refused the same way, never a 5xx
+    expect((await del(2_000)).body.code).toBe('VALIDATION_FAILED');
+  });
+
   it('refuses the admin API without the platform admin token, or with a project key', async () => {
     const p = await createProject();
     for (const opts of [

@@ -1,9 +1,69 @@
 import type { RequestHandler } from 'express';
+import { errors } from '../errors';
+import { DOCUMENT_MAX_DEPTH } from '../field-names';
 
-/** JSON body parser with a size cap; malformed JSON and oversize bodies become contract errors. */
+/**
+ * How deep any JSON body may nest (security notes 11: "depth ≤ 32"), measured as documents are:
+ * the body's own fields are level 1, so a value may sit 32 levels below the top and one more level
+ * is refused. Rules of their own stay within it (user profiles and mail variables 8, pipelines).
+ */
+export const JSON_BODY_MAX_DEPTH = DOCUMENT_MAX_DEPTH;
+
+/**
+ * The path of the first value nested deeper than `max` (`a.b.0.c`), or undefined. Stops at the
+ * first one, so a hostile body costs at most `max` frames of recursion per branch.
+ */
+export function pathPastDepth(value: unknown, max: number = JSON_BODY_MAX_DEPTH): string | undefined {
+  return children(value, '', 1, max);
+}
+
+function children(value: unknown, path: string, depth: number, max: number): string | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const found = visit(value[i], path === '' ? String(i) : `${path}.${i}`, depth, max);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  }
+  for (const key in value) {
+    if (!Object.prototype.hasOwnProperty.call(value, key)) continue;
+    const found = visit(
+      (value as Record<string, unknown>)[key],
+      path === '' ? key : `${path}.${key}`,
+      depth,
+      max,
+    );
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+function visit(value: unknown, path: string, depth: number, max: number): string | undefined {
+  if (depth > max) return path;
+  return children(value, path, depth + 1, max);
+}
+
+/**
+ * JSON body parser with a size cap and a nesting bound; malformed JSON, oversize bodies and
+ * bodies nested deeper than JSON_BODY_MAX_DEPTH become contract errors (400 VALIDATION_FAILED
+ * with the path, as a document nested too deep is refused) before any handler walks them.
+ */
 export function jsonBody(limit: string | number = '100kb'): RequestHandler {
   // loaded here, as in createServiceApp: a process without an express app never loads it
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const express = require('express') as typeof import('express');
-  return express.json({ limit, strict: true, type: ['application/json', 'application/*+json'] });
+  const parse = express.json({ limit, strict: true, type: ['application/json', 'application/*+json'] });
+  return (req, res, next) => {
+    parse(req, res, (err?: unknown) => {
+      if (err) return next(err);
+      const path = pathPastDepth(req.body);
+      if (path === undefined) return next();
+      next(
+        errors.validation(`The JSON body is nested more than ${JSON_BODY_MAX_DEPTH} levels deep`, [
+          { path, message: `nested more than ${JSON_BODY_MAX_DEPTH} levels` },
+        ]),
+      );
+    });
+  };
 }

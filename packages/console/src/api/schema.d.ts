@@ -748,7 +748,7 @@ export interface paths {
         put?: never;
         /**
          * Run an aggregation pipeline
-         * @description MongoDB pipeline stages (at most 50, 64 KB); `$lookup`/`$unionWith` only to registered collections of the project; RLS and trash filters are applied to what each stage reads.
+         * @description MongoDB pipeline stages (at most 20, sub-pipelines included; 64 KB); `$lookup`/`$unionWith` only to registered collections of the project; RLS and trash filters are applied to what each stage reads.
          *
          *     An end user's access token where row-level security asks for one (a token that is sent must be valid).
          */

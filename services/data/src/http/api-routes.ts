@@ -139,7 +139,7 @@ const publicDocumentRoutes: ApiRoute[] = [
     operationId: 'aggregate',
     summary: 'Run an aggregation pipeline',
     description:
-      'MongoDB pipeline stages (at most 50, 64 KB); `$lookup`/`$unionWith` only to registered collections of the project; RLS and trash filters are applied to what each stage reads.',
+      'MongoDB pipeline stages (at most 20, sub-pipelines included; 64 KB); `$lookup`/`$unionWith` only to registered collections of the project; RLS and trash filters are applied to what each stage reads.',
     tag: 'Data',
     service: 'data',
     security: 'keyOptionalUser',

@@ -380,7 +380,27 @@ export const countingPipeline: fc.Arbitrary<GeneratedPipeline> = fc
     counts: true,
   }));
 
-/** Any pipeline of the grammar: narrowing and joining stages mixed, 1 to 8 of them. */
+/** Stages of a pipeline with those of its sub-pipelines, as the validator counts them. */
+export function countStages(pipeline: Json[]): number {
+  let n = 0;
+  for (const stage of pipeline) {
+    n++;
+    const [name, spec] = Object.entries(stage as Record<string, any>)[0] ?? [];
+    if (name === '$facet')
+      for (const sub of Object.values(spec as Record<string, Json[]>)) n += countStages(sub);
+    else if ((name === '$lookup' || name === '$unionWith') && Array.isArray(spec?.pipeline))
+      n += countStages(spec.pipeline as Json[]);
+  }
+  return n;
+}
+
+/** The validator's bound on stages, sub-pipelines included (validate-pipeline.ts). */
+const MAX_STAGES = 20;
+
+/**
+ * Any pipeline of the grammar: narrowing and joining stages mixed, 1 to 8 of them, cut after the
+ * last stage that keeps it within MAX_STAGES (longer ones are the validator's refusals).
+ */
 export const anyPipeline: fc.Arbitrary<GeneratedPipeline> = fc
   .tuple(
     collection,
@@ -389,7 +409,14 @@ export const anyPipeline: fc.Arbitrary<GeneratedPipeline> = fc
       maxLength: 8,
     }),
   )
-  .map(([c, pipeline]) => ({ collection: c, pipeline, counts: false }));
+  .map(([c, stages]) => {
+    const pipeline = [stages[0]!];
+    for (const stage of stages.slice(1)) {
+      if (countStages([...pipeline, stage]) > MAX_STAGES) break;
+      pipeline.push(stage);
+    }
+    return { collection: c, pipeline, counts: false };
+  });
 
 /** Fragments no pipeline may carry, at any depth: writes, server JavaScript, internals, escapes. */
 export const HOSTILE_FRAGMENTS: Array<{ what: string; value: () => Json }> = [

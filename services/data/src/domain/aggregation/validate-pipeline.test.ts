@@ -1,3 +1,4 @@
+import { pathPastDepth } from '@baas/common';
 import { validatePipeline, AGGREGATION_LIMITS } from './validate-pipeline';
 
 const code = (pipeline: unknown): string | undefined => {
@@ -177,7 +178,8 @@ describe('aggregation pipeline validator', () => {
     expect(code(p)).toBe(expected);
   });
 
-  it('accepts the maximum number of stages and rejects one more', () => {
+  it('accepts the maximum number of stages (20) and rejects one more', () => {
+    expect(AGGREGATION_LIMITS.maxStages).toBe(20);
     const stages = Array.from({ length: AGGREGATION_LIMITS.maxStages }, () => ({ $match: {} }));
     expect(code(stages)).toBeUndefined();
     expect(code([...stages, { $match: {} }])).toBe('PIPELINE_TOO_LONG');
@@ -199,6 +201,19 @@ describe('aggregation pipeline validator', () => {
     let e: unknown = 1;
     for (let i = 0; i < AGGREGATION_LIMITS.maxJsonDepth + 5; i++) e = { $add: [e, 1] };
     expect(code([{ $project: { x: e } }])).toBe('PIPELINE_TOO_DEEP');
+  });
+
+  it('accepts exactly the nesting the JSON body parser accepts (32 levels of the body)', () => {
+    const nest = (d: number): unknown => (d === 0 ? 1 : [nest(d - 1)]);
+    const pipeline = (d: number) => [{ $project: { x: { $literal: nest(d) } } }];
+    // { pipeline: [ { $project: { x: { $literal: <d arrays> } } } ] }: the literal's arrays start
+    // at level 5 of the body, its innermost value sits at level 5 + d
+    expect(pathPastDepth({ pipeline: pipeline(27) })).toBeUndefined();
+    expect(code(pipeline(27))).toBeUndefined();
+    expect(pathPastDepth({ pipeline: pipeline(28) })).toBe(
+      `pipeline.0.$project.x.$literal${'.0'.repeat(28)}`,
+    );
+    expect(code(pipeline(28))).toBe('PIPELINE_TOO_DEEP');
   });
 
   it('reports the collections a pipeline reads', () => {

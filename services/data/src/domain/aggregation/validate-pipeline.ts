@@ -2,12 +2,16 @@ import { errors } from '@baas/common';
 import { COLLECTION_NAME_RE, isReservedCollectionName } from '../collections/collection';
 
 export const AGGREGATION_LIMITS = {
-  /** Stages in the whole pipeline, sub-pipelines included. */
-  maxStages: 50,
+  /** Stages in the whole pipeline, sub-pipelines included (security notes #51: at most 20). */
+  maxStages: 20,
   /** Sub-pipeline nesting ($facet / $lookup / $unionWith inside one another). */
   maxPipelineDepth: 10,
-  /** JSON nesting of the whole body. */
-  maxJsonDepth: 40,
+  /**
+   * JSON nesting, in this walker's count: the deepest pipeline it accepts is the deepest body the
+   * services' JSON parser accepts (`JSON_BODY_MAX_DEPTH`, 32 levels; tested), so a caller gets
+   * the same bound in or out of HTTP.
+   */
+  maxJsonDepth: 31,
 };
 
 const ALLOWED_STAGES = new Set([
