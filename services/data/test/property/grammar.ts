@@ -410,7 +410,7 @@ export const anyPipeline: fc.Arbitrary<GeneratedPipeline> = fc
     }),
   )
   .map(([c, stages]) => {
-    const pipeline = [stages[0]!];
+    const pipeline = stages.slice(0, 1);
     for (const stage of stages.slice(1)) {
       if (countStages([...pipeline, stage]) > MAX_STAGES) break;
       pipeline.push(stage);
