@@ -1,6 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { client, createProject } from '../support/e2e';
+import { stackEnv } from '../support/stack-env';
+import { uniqueAddress } from '../../services/mail/test/support/mailpit';
+import { authClient, signupUser } from './auth-support';
+import { bytesOf, uploadBytes } from './storage-helpers';
 
 const services = JSON.parse(
   fs.readFileSync(path.resolve(__dirname, '../../deploy/services.json'), 'utf8'),
@@ -75,5 +79,47 @@ describe('HTTP metric labels', () => {
       ]),
     );
     expect(routes(scraped.data ?? '')).toEqual(expect.arrayContaining(['/api/data/:collectionName/:id']));
+  });
+
+  it('time every dependency call of every process: database, Redis, S3 and SMTP, by outcome', async () => {
+    const call = client();
+    const p = await createProject();
+    await call('PUT', `/api/admin/projects/${p.id}/collections/notes`, { admin: true, body: {} });
+    expect((await call('POST', '/api/data/notes', { key: p.secretKey, body: { text: 'x' } })).status).toBe(
+      201,
+    );
+    const auth = authClient();
+    const user = await signupUser(auth, p.publishableKey);
+    const login = await auth('POST', '/api/userAuth/login', {
+      key: p.publishableKey,
+      body: { email: user.email, password: user.password },
+    });
+    expect(login.status).toBe(200);
+    expect((await uploadBytes(call, p.secretKey, bytesOf(100))).status).toBe(201);
+    const sent = await call('POST', '/api/mail/send', {
+      key: p.secretKey,
+      body: { to: uniqueAddress(), subject: 'metrics', text: 'x' },
+    });
+    expect(sent.status).toBe(200);
+
+    const database = stackEnv().STORE === 'mongodb' ? 'mongodb' : 'postgresql';
+    const expected: Record<string, string[]> = {
+      gateway: ['redis'],
+      auth: [database, 'redis'],
+      data: [database],
+      storage: [database, 's3'],
+      mail: [database, 'smtp'],
+      janitor: ['redis'],
+    };
+    for (const [name, dependencies] of Object.entries(expected)) {
+      const port = name === 'gateway' ? undefined : services.services.find((s) => s.name === name)?.port;
+      const text = await scrape(port === undefined ? GATEWAY_METRICS : `http://127.0.0.1:${port}/metrics`);
+      const ok = new Set(
+        [...text.matchAll(/^baas_dependency_request_duration_seconds_count\{([^}]*)\} (\d+)/gm)]
+          .filter((m) => /outcome="ok"/.test(m[1] ?? '') && Number(m[2]) > 0)
+          .map((m) => /dependency="([^"]*)"/.exec(m[1] ?? '')?.[1]),
+      );
+      expect({ name, timed: dependencies.filter((d) => ok.has(d)) }).toEqual({ name, timed: dependencies });
+    }
   });
 });

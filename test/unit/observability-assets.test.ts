@@ -153,7 +153,7 @@ describe('alert rules (deploy/prometheus/rules.yaml)', () => {
     ),
   );
 
-  it('alert on error rate, latency, consumer lag, dead letters, janitor failures, outbox backlog and rate-limit saturation', () => {
+  it('alert on error rate, latency, consumer lag, dead letters, janitor failures, outbox backlog, rate-limit saturation and failing dependencies', () => {
     expect(alerts.map((a) => a.alert)).toEqual(
       expect.arrayContaining([
         'BaasHighErrorRate',
@@ -163,6 +163,7 @@ describe('alert rules (deploy/prometheus/rules.yaml)', () => {
         'BaasJanitorTaskFailing',
         'BaasOutboxBacklog',
         'BaasRateLimitSaturation',
+        'BaasDependencyFailing',
       ]),
     );
   });

@@ -4,6 +4,7 @@ export * from './config';
 export * from './logger';
 export * from './metrics';
 export * from './messaging-metrics';
+export * from './dependency-metrics';
 export * from './sampler';
 export * from './assertion';
 export * from './telemetry';

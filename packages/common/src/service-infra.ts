@@ -4,6 +4,7 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import type { Logger } from './logger';
 import type { Metrics } from './metrics';
 import { eventMetrics } from './messaging-metrics';
+import { dependencyMetrics } from './dependency-metrics';
 import type { ReadinessCheck } from './http/bootstrap';
 import type { StoreLocation } from './store';
 import type { ProcessedEvents } from './events/idempotency';
@@ -47,6 +48,8 @@ export interface StoreOptions {
   migrate: boolean;
   /** PostgreSQL: the longest any statement of this service may run (a 504 past it). */
   statementTimeoutMs?: number;
+  /** The process's registry: every database call is timed there. */
+  metrics?: Metrics;
 }
 
 /**
@@ -72,6 +75,7 @@ export async function connectStore(
       `baas-${service}`,
       logger,
       opts.statementTimeoutMs ? { statement_timeout: opts.statementTimeoutMs } : {},
+      opts.metrics ? dependencyMetrics(opts.metrics) : undefined,
     );
     return {
       store: { kind: 'postgres', pool, url: location.url },
@@ -81,7 +85,12 @@ export async function connectStore(
     };
   }
   const mongo = await import('./mongo');
-  const client = await mongo.connectMongo(location.url, `baas-${service}`, logger);
+  const client = await mongo.connectMongo(
+    location.url,
+    `baas-${service}`,
+    logger,
+    opts.metrics ? dependencyMetrics(opts.metrics) : undefined,
+  );
   const db = client.db(location.database);
   return {
     store: { kind: 'mongodb', client, db },
@@ -106,7 +115,8 @@ export async function connectServiceInfra(
   logger: Logger,
   migrationsDir: string,
   storeOptions: Pick<StoreOptions, 'statementTimeoutMs'> & {
-    /** The process's registry: the bus reports what it publishes and consumes there. */
+    /** The process's registry: the bus reports what it publishes and consumes there, and every
+     * database call is timed there. */
     metrics?: Metrics;
   } = {},
 ): Promise<ServiceInfra> {
@@ -115,6 +125,7 @@ export async function connectServiceInfra(
   const db = await connectStore(service, config.DATABASE_URL, logger, {
     migrationsDir,
     migrate: config.DB_MIGRATE_ON_BOOT,
+    ...(storeOptions.metrics ? { metrics: storeOptions.metrics } : {}),
     ...(storeOptions.statementTimeoutMs !== undefined
       ? { statementTimeoutMs: storeOptions.statementTimeoutMs }
       : {}),

@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import {
   createAccessTokenVerifier,
+  dependencyMetrics,
+  instrumentRedis,
   type Closer,
   type EventPublisher,
   type Logger,
@@ -131,6 +133,7 @@ export async function wireAuth(
   );
   await hasher.init();
   const redis = loginRedis(config.REDIS_URL, logger);
+  if (opts.metrics) instrumentRedis(redis, dependencyMetrics(opts.metrics));
   const loginThrottle = new RedisLoginThrottle(
     redis,
     config.LOGIN_ACCOUNT_MAX_ATTEMPTS,

@@ -5,6 +5,7 @@ const telemetry = startTelemetry('data');
 import {
   createLogger,
   createMetrics,
+  dependencyMetrics,
   outboxMetrics,
   redactConfig,
   remoteAccessTokenVerifier,
@@ -48,6 +49,7 @@ async function main(): Promise<void> {
     logger,
     limits: { defaultDocumentQuota: config.DEFAULT_DOCUMENT_QUOTA, queryMaxTimeMs: config.QUERY_MAX_TIME_MS },
     outboxIntervalMs: config.OUTBOX_INTERVAL_MS,
+    dependencies: dependencyMetrics(metrics),
   });
   const { deps, relay } = wiring;
   relay.start(outboxMetrics(metrics));

@@ -3,6 +3,7 @@ import {
   KeyedMutex,
   trustedProjectId,
   type AccessTokenVerifier,
+  type DependencyMetrics,
   type EventPublisher,
   type Logger,
   type OutboxObserver,
@@ -35,6 +36,8 @@ export interface DataWiringOptions {
   limits: DataLimits;
   /** The periodic outbox pass (MongoDB scans every collection, so it runs less often there). */
   outboxIntervalMs?: number;
+  /** Times the statements of the data service's own pools (the store's pool is timed by its owner). */
+  dependencies?: DependencyMetrics;
 }
 
 /**
@@ -72,12 +75,18 @@ async function wirePostgres(
   const catalogue = new PgCollectionCatalogue(store.pool, afterCommit);
   // Statements whose best plan does not depend on their values keep one generic plan per
   // connection (PgDocumentsContext.fixed). A pool of its own: the setting is the connection's.
-  const fixed = createPostgresPool(store.url, 'baas-data-fixed', opts.logger, {
-    statement_timeout: opts.limits.queryMaxTimeMs,
-    max: FIXED_PLAN_CONNECTIONS,
-    options: '-c plan_cache_mode=force_generic_plan',
-    allowExitOnIdle: true,
-  });
+  const fixed = createPostgresPool(
+    store.url,
+    'baas-data-fixed',
+    opts.logger,
+    {
+      statement_timeout: opts.limits.queryMaxTimeMs,
+      max: FIXED_PLAN_CONNECTIONS,
+      options: '-c plan_cache_mode=force_generic_plan',
+      allowExitOnIdle: true,
+    },
+    opts.dependencies,
+  );
   const documents = new PgDocumentStore({ pool: store.pool, fixed, catalogue, afterCommit });
   return {
     deps: { catalogue, documents, tokens: opts.tokens, limits: opts.limits },

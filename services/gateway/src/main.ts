@@ -7,6 +7,8 @@ import {
   natsClientOptions,
   createLogger,
   createMetrics,
+  dependencyMetrics,
+  instrumentRedis,
   redactConfig,
   runService,
   startMetricsServer,
@@ -49,6 +51,7 @@ async function main(): Promise<void> {
   const sub = subscribeInvalidations(nc, directory, consoleSessions);
 
   const metrics = createMetrics('gateway');
+  instrumentRedis(redis, dependencyMetrics(metrics));
   const serviceApp = createApp({
     logger,
     metrics,

@@ -7,6 +7,8 @@ import {
   natsClientOptions,
   createLogger,
   createServiceApp,
+  dependencyMetrics,
+  instrumentRedis,
   redactConfig,
   runService,
 } from '@baas/common';
@@ -34,6 +36,7 @@ async function main(): Promise<void> {
     ],
   });
   svc.finish();
+  instrumentRedis(redis, dependencyMetrics(svc.metrics));
   const observer = sweepMetrics(svc.metrics);
   const commandTimeoutMs = config.JANITOR_COMMAND_TIMEOUT_SECONDS * 1000;
   // The lease outlives one command, so a holder that dies frees it within a command timeout.

@@ -4,6 +4,7 @@ const telemetry = startTelemetry('mail');
 import {
   createLogger,
   createMetrics,
+  dependencyMetrics,
   redactConfig,
   runService,
   connectServiceInfra,
@@ -32,6 +33,7 @@ async function main(): Promise<void> {
     secure: config.SMTP_SECURE,
     maxConnections: config.SMTP_POOL_MAX_CONNECTIONS,
     from: config.MAIL_FROM,
+    dependencies: dependencyMetrics(metrics),
     ...(config.SMTP_USER !== undefined ? { user: config.SMTP_USER } : {}),
     ...(config.SMTP_PASSWORD !== undefined ? { password: config.SMTP_PASSWORD } : {}),
   });

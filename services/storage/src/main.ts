@@ -4,6 +4,7 @@ const telemetry = startTelemetry('storage');
 import {
   createLogger,
   createMetrics,
+  dependencyMetrics,
   JANITOR_SUBJECTS,
   redactConfig,
   runService,
@@ -30,7 +31,7 @@ async function main(): Promise<void> {
   const metrics = createMetrics('storage', { store: config.DATABASE_URL.kind });
   const infra = await connectServiceInfra('storage', config, logger, MIGRATIONS_DIR, { metrics });
   const { nc, bus } = infra;
-  const store = await createObjectStore(config);
+  const store = await createObjectStore(config, dependencyMetrics(metrics));
   // Ended sessions and deleted users, refused without a call per request; ready once caught up.
   const revocations = await startRevocationFeed(bus.js, logger, { observer: bus.observer });
   const wired = await wireStorage({

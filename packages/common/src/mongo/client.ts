@@ -1,5 +1,7 @@
-import { MongoClient, type Db } from 'mongodb';
+import { performance } from 'node:perf_hooks';
+import { MongoClient, type CommandFailedEvent, type CommandSucceededEvent, type Db } from 'mongodb';
 import type { Logger } from '../logger';
+import type { DependencyMetrics, DependencyOutcome } from '../dependency-metrics';
 import { MongoMonitorWatchdog } from './monitor-watchdog';
 
 /**
@@ -31,6 +33,8 @@ export async function connectMongo(
   url: string,
   appName: string,
   logger?: Pick<Logger, 'warn' | 'error' | 'info'>,
+  /** Times every command (baas_dependency_request_duration_seconds), from the driver's command monitoring. */
+  dependencies?: DependencyMetrics,
 ): Promise<MongoClient> {
   const client = new MongoClient(url, {
     appName,
@@ -44,7 +48,11 @@ export async function connectMongo(
     heartbeatFrequencyMS: 2000,
     socketTimeoutMS: 60_000,
     retryWrites: true,
+    // Command events carry each command's name and duration. A reply's documents stay raw BSON
+    // for the event (the driver reads cursor batches lazily): the cost is the envelope.
+    monitorCommands: dependencies !== undefined,
   });
+  if (dependencies) instrumentMongo(client, dependencies);
   await client.connect();
   watchdogs.set(
     client,
@@ -65,4 +73,32 @@ export function mongoReadiness(db: Db) {
 
 export function isDuplicateKeyError(e: unknown): boolean {
   return (e as { code?: number } | null)?.code === 11000;
+}
+
+/**
+ * Server error codes that mean the server could not serve the command for reasons of its own
+ * (a timeout, a shutdown or step-down, no primary): `failed`. Any other server error refuses the
+ * command itself (a duplicate key, a bad value): `rejected`. Errors that are not the server's
+ * (the network, the pool) are `failed`.
+ */
+const MONGO_FAILED_CODES = new Set([
+  6, 7, 50, 89, 91, 189, 262, 9001, 10107, 11600, 11602, 13435, 13436, 202, 46, 112, 251,
+]);
+
+export function mongoOutcome(failure: unknown): DependencyOutcome {
+  const e = failure as { name?: unknown; code?: unknown } | null;
+  if (e?.name === 'MongoServerError' && typeof e.code === 'number')
+    return MONGO_FAILED_CODES.has(e.code) ? 'failed' : 'rejected';
+  return 'failed';
+}
+
+function instrumentMongo(client: MongoClient, dm: DependencyMetrics): void {
+  // events carry the duration; record() wants the start on the same clock
+  const since = (durationMs: number) => performance.now() - durationMs;
+  client.on('commandSucceeded', (e: CommandSucceededEvent) =>
+    dm.record('mongodb', e.commandName, since(e.duration), 'ok'),
+  );
+  client.on('commandFailed', (e: CommandFailedEvent) =>
+    dm.record('mongodb', e.commandName, since(e.duration), mongoOutcome(e.failure)),
+  );
 }

@@ -1,4 +1,5 @@
 export * from './pool';
+export * from './metrics';
 export * from './migrate';
 export * from './outbox';
 export * from './processed-events';

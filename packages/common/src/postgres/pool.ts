@@ -4,6 +4,8 @@ import { Pool, types, type PoolClient, type PoolConfig, type QueryConfig } from 
 import type { Logger } from '../logger';
 import { keepIsoText } from '../iso-text';
 import type { ReadinessCheck } from '../http/bootstrap';
+import type { DependencyMetrics } from '../dependency-metrics';
+import { instrumentPostgresPool } from './metrics';
 
 export type { Pool, PoolClient } from 'pg';
 
@@ -60,6 +62,8 @@ export function createPostgresPool(
   appName: string,
   logger: Logger,
   overrides: Partial<PoolConfig> = {},
+  /** Times every statement (baas_dependency_request_duration_seconds). */
+  dependencies?: DependencyMetrics,
 ): Pool {
   // Guards every statement; user-driven queries set a tighter one themselves.
   const statementTimeout = overrides.statement_timeout ?? 30_000;
@@ -84,6 +88,7 @@ export function createPostgresPool(
   });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', (err) => logger.warn({ err }, 'idle PostgreSQL connection failed'));
+  if (dependencies) instrumentPostgresPool(pool, dependencies);
   return pool;
 }
 
@@ -101,8 +106,9 @@ export async function connectPostgres(
   appName: string,
   logger: Logger,
   overrides: Partial<PoolConfig> = {},
+  dependencies?: DependencyMetrics,
 ): Promise<Pool> {
-  const pool = createPostgresPool(url, appName, logger, overrides);
+  const pool = createPostgresPool(url, appName, logger, overrides, dependencies);
   try {
     await pool.query('SELECT 1');
   } catch (e) {

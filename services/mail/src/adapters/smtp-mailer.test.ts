@@ -1,4 +1,4 @@
-import { classifySmtpError } from './smtp-mailer';
+import { classifySmtpError, smtpOutcome } from './smtp-mailer';
 
 describe('classifySmtpError', () => {
   it('treats connection errors and 4xx replies as transient', () => {
@@ -17,5 +17,20 @@ describe('classifySmtpError', () => {
     expect(data.permanent).toBe(true);
     expect(data.recipientRejected).toBe(false);
     expect(classifySmtpError({ code: 'EAUTH' }).permanent).toBe(true);
+  });
+});
+
+describe('smtpOutcome (dependency metrics)', () => {
+  it('counts a message the server refuses for good as rejected', () => {
+    expect(smtpOutcome({ code: 'EENVELOPE', responseCode: 550, command: 'RCPT TO' })).toBe('rejected');
+    expect(smtpOutcome({ code: 'EMESSAGE', responseCode: 554, command: 'DATA' })).toBe('rejected');
+    expect(smtpOutcome({ code: 'EENVELOPE' })).toBe('rejected');
+  });
+
+  it('counts "try later", a refused login and no answer as failed', () => {
+    expect(smtpOutcome({ code: 'EENVELOPE', responseCode: 451, command: 'RCPT TO' })).toBe('failed');
+    expect(smtpOutcome({ code: 'EAUTH', responseCode: 535 })).toBe('failed');
+    expect(smtpOutcome({ code: 'ECONNECTION' })).toBe('failed');
+    expect(smtpOutcome(new Error('socket hang up'))).toBe('failed');
   });
 });

@@ -1,6 +1,7 @@
+import { performance } from 'node:perf_hooks';
 import nodemailer, { type Transporter } from 'nodemailer';
 import type SMTPPool from 'nodemailer/lib/smtp-pool';
-import { traceClient } from '@baas/common';
+import { traceClient, type DependencyMetrics, type DependencyOutcome } from '@baas/common';
 import { DeliveryError, type Mailer, type OutgoingMail } from '../ports';
 import { domainOf } from '../domain/mail/address';
 
@@ -13,6 +14,8 @@ export interface SmtpOptions {
   maxConnections: number;
   /** Already validated at boot: `Name <address>` or a bare address. */
   from: string;
+  /** Times every send (baas_dependency_request_duration_seconds). */
+  dependencies?: DependencyMetrics;
 }
 
 interface SmtpErrorShape {
@@ -36,6 +39,18 @@ export function classifySmtpError(e: unknown): DeliveryError {
   if (err.code === 'EAUTH' || err.code === 'EENVELOPE' || err.code === 'EMESSAGE')
     return new DeliveryError(message, true);
   return new DeliveryError(message, false);
+}
+
+/**
+ * For the dependency metrics: the server refused this message for good (5xx, an envelope or
+ * message it will not take): `rejected`; anything else, including a login the server refuses (the
+ * platform's setting, not the message), the server saying "try later" (4xx) or no answer: `failed`.
+ */
+export function smtpOutcome(e: unknown): DependencyOutcome {
+  const err = (e ?? {}) as SmtpErrorShape;
+  if (err.code === 'EAUTH') return 'failed';
+  if (typeof err.responseCode === 'number') return err.responseCode >= 500 ? 'rejected' : 'failed';
+  return err.code === 'EENVELOPE' || err.code === 'EMESSAGE' ? 'rejected' : 'failed';
 }
 
 /** One pooled transport per process (SMTP handshakes are expensive). */
@@ -73,6 +88,7 @@ export class SmtpMailer implements Mailer {
   }
 
   private async deliver(mail: OutgoingMail): Promise<void> {
+    const start = performance.now();
     try {
       await this.transport.sendMail({
         from: this.opts.from,
@@ -86,7 +102,9 @@ export class SmtpMailer implements Mailer {
         disableFileAccess: true,
         disableUrlAccess: true,
       });
+      this.opts.dependencies?.record('smtp', 'send', start, 'ok');
     } catch (e) {
+      this.opts.dependencies?.record('smtp', 'send', start, smtpOutcome(e));
       throw classifySmtpError(e);
     }
   }

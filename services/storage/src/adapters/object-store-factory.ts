@@ -1,4 +1,5 @@
 import { mkdir } from 'node:fs/promises';
+import type { DependencyMetrics } from '@baas/common';
 import type { StorageConfig } from '../config';
 import type { ObjectStore } from '../ports';
 import { LocalObjectStore } from './local-object-store';
@@ -7,7 +8,10 @@ import { S3ObjectStore } from './s3-object-store';
 export type ReadyObjectStore = ObjectStore & { ping(): Promise<void> };
 
 /** The configured driver, ready for use (bucket created, or directory made). */
-export async function createObjectStore(config: StorageConfig): Promise<ReadyObjectStore> {
+export async function createObjectStore(
+  config: StorageConfig,
+  dependencies?: DependencyMetrics,
+): Promise<ReadyObjectStore> {
   if (config.STORAGE_DRIVER === 'local') {
     const store = new LocalObjectStore(config.STORAGE_LOCAL_DIR);
     await store.init();
@@ -22,6 +26,7 @@ export async function createObjectStore(config: StorageConfig): Promise<ReadyObj
     secretAccessKey: config.S3_SECRET_ACCESS_KEY ?? '',
     spoolDir: config.UPLOAD_SPOOL_DIR,
     spoolMemoryBytes: config.UPLOAD_SPOOL_MEMORY_BYTES,
+    ...(dependencies ? { dependencies } : {}),
   });
   await mkdir(config.UPLOAD_SPOOL_DIR, { recursive: true });
   await store.ensureBucket();

@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import { Readable } from 'node:stream';
 import {
   CreateBucketCommand,
@@ -10,6 +11,7 @@ import {
   S3Client,
   S3ServiceException,
 } from '@aws-sdk/client-s3';
+import type { DependencyMetrics, DependencyOutcome } from '@baas/common';
 import type { ObjectStore, StoredObject } from '../ports';
 import { spool } from './spool';
 
@@ -22,6 +24,23 @@ export interface S3StoreOptions {
   /** Where bodies past `spoolMemoryBytes` wait, whole, until they are sent (see spool.ts). */
   spoolDir: string;
   spoolMemoryBytes: number;
+  /** Times every S3 call (baas_dependency_request_duration_seconds). */
+  dependencies?: DependencyMetrics;
+}
+
+/** Answers that say the object store is unusable as configured or overloaded, not that the call was wrong. */
+const S3_FAILED_STATUS = new Set([401, 403, 408, 429]);
+
+/**
+ * An answer below 500 refuses the call itself (a missing object, a precondition): `rejected`;
+ * a 5xx, throttling (429, 503 SlowDown), a timeout, credentials or a bucket the server refuses
+ * (the deployment's settings), or no answer at all: `failed`.
+ */
+export function s3Outcome(e: unknown): DependencyOutcome {
+  const status = e instanceof S3ServiceException ? e.$metadata.httpStatusCode : undefined;
+  if (status === undefined || status >= 500 || S3_FAILED_STATUS.has(status) || isBucketMissing(e))
+    return 'failed';
+  return 'rejected';
 }
 
 function isBucketMissing(e: unknown): boolean {
@@ -53,6 +72,25 @@ export class S3ObjectStore implements ObjectStore {
       requestChecksumCalculation: 'WHEN_REQUIRED',
       responseChecksumValidation: 'WHEN_REQUIRED',
     });
+    const dm = opts.dependencies;
+    // Around the whole call, retries included; a download is timed to its headers (the body is
+    // streamed to the client afterwards).
+    if (dm)
+      this.client.middlewareStack.add(
+        (next, context) => async (args) => {
+          const start = performance.now();
+          const operation = (context.commandName ?? 'unknown').replace(/Command$/, '');
+          try {
+            const out = await next(args);
+            dm.record('s3', operation, start, 'ok');
+            return out;
+          } catch (e) {
+            dm.record('s3', operation, start, s3Outcome(e));
+            throw e;
+          }
+        },
+        { step: 'initialize', name: 'baasDependencyMetrics' },
+      );
   }
 
   /** Creates the bucket when missing; safe to run from every replica at every start. */
