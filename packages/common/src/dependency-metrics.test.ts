@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { createMetrics } from './metrics';
 import { dependencyMetrics, instrumentRedis, MAX_OPERATIONS_PER_DEPENDENCY } from './dependency-metrics';
 import { postgresOutcome, sqlOperation } from './postgres/metrics';
-import { mongoOutcome } from './mongo/client';
+import { mongoOutcome, writeOutcome } from './mongo/client';
 
 const NAME = 'baas_dependency_request_duration_seconds';
 
@@ -133,5 +133,16 @@ describe('operation names and outcomes', () => {
     [{ name: 'MongoServerSelectionError' }, 'failed'],
   ])('classifies the MongoDB failure %j as %s', (failure, outcome) => {
     expect(mongoOutcome(failure)).toBe(outcome);
+  });
+});
+
+describe('MongoDB replies that succeeded', () => {
+  it('are ok, rejected when a write was refused inside them, failed when the write concern was not met', () => {
+    expect(writeOutcome({ ok: 1, n: 1 })).toBe('ok');
+    expect(writeOutcome({ ok: 1, cursor: { id: 0 } })).toBe('ok');
+    expect(writeOutcome(undefined)).toBe('ok');
+    expect(writeOutcome({ ok: 1, n: 0, writeErrors: [{ index: 0, code: 11000 }] })).toBe('rejected');
+    expect(writeOutcome({ ok: 1, n: 1, writeErrors: [] })).toBe('ok');
+    expect(writeOutcome({ ok: 1, n: 1, writeConcernError: { code: 64 } })).toBe('failed');
   });
 });

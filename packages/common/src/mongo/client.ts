@@ -92,11 +92,23 @@ export function mongoOutcome(failure: unknown): DependencyOutcome {
   return 'failed';
 }
 
+/**
+ * A write command the server answered `ok: 1` may still have refused its writes (a duplicate key
+ * is a write error in a successful reply, which the driver then throws): `rejected`; a write
+ * concern it could not satisfy (no majority) is `failed`.
+ */
+export function writeOutcome(reply: unknown): DependencyOutcome {
+  const r = reply as { writeErrors?: unknown; writeConcernError?: unknown } | null | undefined;
+  if (r?.writeConcernError) return 'failed';
+  if (Array.isArray(r?.writeErrors) && r.writeErrors.length > 0) return 'rejected';
+  return 'ok';
+}
+
 function instrumentMongo(client: MongoClient, dm: DependencyMetrics): void {
   // events carry the duration; record() wants the start on the same clock
   const since = (durationMs: number) => performance.now() - durationMs;
   client.on('commandSucceeded', (e: CommandSucceededEvent) =>
-    dm.record('mongodb', e.commandName, since(e.duration), 'ok'),
+    dm.record('mongodb', e.commandName, since(e.duration), writeOutcome(e.reply)),
   );
   client.on('commandFailed', (e: CommandFailedEvent) =>
     dm.record('mongodb', e.commandName, since(e.duration), mongoOutcome(e.failure)),
