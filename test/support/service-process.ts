@@ -104,14 +104,29 @@ export class ServiceProcess {
 }
 
 /** A port nothing listens on right now. */
+/** Ports this test file handed out: the kernel may give a port closed a moment ago out again. */
+const handedOut = new Set<number>();
+
+/**
+ * A port free now and not handed out before in this test file. Asking the kernel twice in a row
+ * for "any free port" can return the same one (nothing listens on it yet): two processes of one
+ * test then got one port, the second failed to listen, and its readiness probe was answered by
+ * the first (the tracing e2e once sent its admin requests to the data service: 401).
+ */
 export async function freePort(): Promise<number> {
   const net = await import('node:net');
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
+  for (;;) {
+    const port = await new Promise<number>((resolve, reject) => {
+      const s = net.createServer();
+      s.once('error', reject);
+      s.listen(0, '127.0.0.1', () => {
+        const { port: p } = s.address() as { port: number };
+        s.close(() => resolve(p));
+      });
     });
-  });
+    if (!handedOut.has(port)) {
+      handedOut.add(port);
+      return port;
+    }
+  }
 }
