@@ -202,3 +202,47 @@ describe('audit log of admin actions (through the gateway)', () => {
     expect(after.body.data.items).toEqual(before);
   });
 });
+
+describe("audit log of end users' security events (through the gateway)", () => {
+  it('records a sign-in and a failed one with the client address the gateway saw', async () => {
+    const p = await dataProject();
+    const ip = randomIp();
+    const user = client(ip);
+    const email = `signin${Date.now()}@example.com`;
+    const password = 'a long enough passphrase 42';
+    expect(
+      (await user('POST', '/api/userAuth/signup', { key: p.publishableKey, body: { email, password } }))
+        .status,
+    ).toBe(201);
+    expect(
+      (await user('POST', '/api/userAuth/login', { key: p.publishableKey, body: { email, password } }))
+        .status,
+    ).toBe(200);
+    expect(
+      (
+        await user('POST', '/api/userAuth/login', {
+          key: p.publishableKey,
+          body: { email, password: 'wrong passphrase 42' },
+        })
+      ).status,
+    ).toBe(401);
+    const admin = client();
+    const of = async (action: string) =>
+      (
+        await eventually(async () => {
+          const r = await admin('GET', `/api/admin/projects/${p.id}/audit?action=${action}`, { admin: true });
+          const items = r.body?.data?.items as Entry[] | undefined;
+          return items?.length ? items : undefined;
+        })
+      )[0]!;
+    const signedIn = await of('user.logged_in');
+    expect(signedIn).toMatchObject({ actor: { type: 'end-user' }, target: { type: 'user' } });
+    expect([ip, loopbackFor(ip)]).toContain(signedIn.clientIp);
+    const failed = await of('user.login_failed');
+    expect(failed).toMatchObject({
+      actor: { type: 'anonymous' },
+      details: { email, reason: 'wrong_password' },
+    });
+    expect([ip, loopbackFor(ip)]).toContain(failed.clientIp);
+  });
+});

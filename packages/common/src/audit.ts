@@ -3,9 +3,11 @@ import type { ProjectId } from './tenancy';
 import { createEvent, type EventEnvelope } from './events/envelope';
 
 /**
- * The audit log of admin actions. Each owning service hands an `audit.recorded` event to its
- * outbox in the same write as the change it describes (so an entry exists exactly when the
- * change does); the auth service keeps the log and serves it on the admin API.
+ * The audit log of admin actions and end users' security events. Each owning service hands an
+ * `audit.recorded` event to its outbox in the same write as the change it describes (so an entry
+ * exists exactly when the change does); the auth service keeps the log and serves it on the admin
+ * API, and writes its own end-user events (sign-ins, refresh-token reuse, password changes and
+ * resets) to it directly.
  */
 export const AUDIT_ACTIONS = [
   'project.created',
@@ -29,14 +31,26 @@ export const AUDIT_ACTIONS = [
   'member.removed',
   'console_account.created',
   'console_account.deleted',
+  // end users' security events (security notes #22, #87), written by auth
+  'user.logged_in',
+  'user.login_failed',
+  'user.refresh_token_reused',
+  'user.password_changed',
+  'user.password_reset',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 /**
- * Who acted: the holder of the platform admin token (the operator credential, for automation) or
- * a console account (its id and email as they were when it acted).
+ * Who acted: the holder of the platform admin token (the operator credential, for automation), a
+ * console account (its id and email as they were when it acted), an end user of the project (a
+ * sign-in, a password change) or someone not known to be one (a failed sign-in, a replayed
+ * refresh token, a reset code's holder).
  */
-export type AuditActor = { type: 'platform-admin' } | { type: 'console-account'; id: string; email: string };
+export type AuditActor =
+  | { type: 'platform-admin' }
+  | { type: 'console-account'; id: string; email: string }
+  | { type: 'end-user'; id: string }
+  | { type: 'anonymous' };
 
 export type AuditTargetType =
   | 'project'

@@ -140,7 +140,9 @@ export async function wireAuth(
     config.LOGIN_ACCOUNT_WINDOW_SECONDS,
   );
   const { users, sessions, schemas, claims, relay } = adapters;
+  const audit = await auditLogOn(store);
   const deps: AuthDeps = {
+    audit,
     users,
     sessions,
     schemas,
@@ -165,7 +167,6 @@ export async function wireAuth(
       codeResendIntervalSeconds: config.CODE_RESEND_INTERVAL_SECONDS,
     },
   };
-  const audit = await auditLogOn(store);
   const consoleDeps: ConsoleDeps = {
     ...adapters.console,
     projects: adapters.projects,

@@ -4290,7 +4290,7 @@ export interface operations {
                 limit?: string;
                 /** @description `nextCursor` of the previous page; empty or absent starts at the newest item. */
                 cursor?: string;
-                action?: "project.created" | "project.updated" | "project.deleted" | "project.key_rotated" | "collection.registered" | "collection.rls_disabled" | "collection.deleted" | "user.deleted" | "signing_key.rotated" | "document.created" | "document.updated" | "document.trashed" | "document.restored" | "file.uploaded" | "file.deleted" | "mail.test_sent" | "member.invited" | "member.role_changed" | "member.removed" | "console_account.created" | "console_account.deleted";
+                action?: "project.created" | "project.updated" | "project.deleted" | "project.key_rotated" | "collection.registered" | "collection.rls_disabled" | "collection.deleted" | "user.deleted" | "signing_key.rotated" | "document.created" | "document.updated" | "document.trashed" | "document.restored" | "file.uploaded" | "file.deleted" | "mail.test_sent" | "member.invited" | "member.role_changed" | "member.removed" | "console_account.created" | "console_account.deleted" | "user.logged_in" | "user.login_failed" | "user.refresh_token_reused" | "user.password_changed" | "user.password_reset";
             };
             header?: never;
             path: {
@@ -4318,11 +4318,14 @@ export interface operations {
                                 at: string;
                                 projectId: string | null;
                                 /** @enum {string} */
-                                action: "project.created" | "project.updated" | "project.deleted" | "project.key_rotated" | "collection.registered" | "collection.rls_disabled" | "collection.deleted" | "user.deleted" | "signing_key.rotated" | "document.created" | "document.updated" | "document.trashed" | "document.restored" | "file.uploaded" | "file.deleted" | "mail.test_sent" | "member.invited" | "member.role_changed" | "member.removed" | "console_account.created" | "console_account.deleted";
+                                action: "project.created" | "project.updated" | "project.deleted" | "project.key_rotated" | "collection.registered" | "collection.rls_disabled" | "collection.deleted" | "user.deleted" | "signing_key.rotated" | "document.created" | "document.updated" | "document.trashed" | "document.restored" | "file.uploaded" | "file.deleted" | "mail.test_sent" | "member.invited" | "member.role_changed" | "member.removed" | "console_account.created" | "console_account.deleted" | "user.logged_in" | "user.login_failed" | "user.refresh_token_reused" | "user.password_changed" | "user.password_reset";
                                 actor: {
-                                    /** @enum {string} */
-                                    type: "platform-admin" | "console-account";
-                                    /** @description The console account (type `console-account`). */
+                                    /**
+                                     * @description Who acted: the platform admin token, a console account, an end user of the project (a sign-in, a password change) or someone not known to be one (a failed sign-in, a replayed refresh token, a reset code).
+                                     * @enum {string}
+                                     */
+                                    type: "platform-admin" | "console-account" | "end-user" | "anonymous";
+                                    /** @description The console account or the end user (types `console-account`, `end-user`). */
                                     id?: string;
                                     /** @description The console account's email when it acted. */
                                     email?: string;
@@ -4365,7 +4368,7 @@ export interface operations {
                 limit?: string;
                 /** @description `nextCursor` of the previous page; empty or absent starts at the newest item. */
                 cursor?: string;
-                action?: "project.created" | "project.updated" | "project.deleted" | "project.key_rotated" | "collection.registered" | "collection.rls_disabled" | "collection.deleted" | "user.deleted" | "signing_key.rotated" | "document.created" | "document.updated" | "document.trashed" | "document.restored" | "file.uploaded" | "file.deleted" | "mail.test_sent" | "member.invited" | "member.role_changed" | "member.removed" | "console_account.created" | "console_account.deleted";
+                action?: "project.created" | "project.updated" | "project.deleted" | "project.key_rotated" | "collection.registered" | "collection.rls_disabled" | "collection.deleted" | "user.deleted" | "signing_key.rotated" | "document.created" | "document.updated" | "document.trashed" | "document.restored" | "file.uploaded" | "file.deleted" | "mail.test_sent" | "member.invited" | "member.role_changed" | "member.removed" | "console_account.created" | "console_account.deleted" | "user.logged_in" | "user.login_failed" | "user.refresh_token_reused" | "user.password_changed" | "user.password_reset";
                 /** @description Only this project. */
                 projectId?: string;
             };
@@ -4392,11 +4395,14 @@ export interface operations {
                                 at: string;
                                 projectId: string | null;
                                 /** @enum {string} */
-                                action: "project.created" | "project.updated" | "project.deleted" | "project.key_rotated" | "collection.registered" | "collection.rls_disabled" | "collection.deleted" | "user.deleted" | "signing_key.rotated" | "document.created" | "document.updated" | "document.trashed" | "document.restored" | "file.uploaded" | "file.deleted" | "mail.test_sent" | "member.invited" | "member.role_changed" | "member.removed" | "console_account.created" | "console_account.deleted";
+                                action: "project.created" | "project.updated" | "project.deleted" | "project.key_rotated" | "collection.registered" | "collection.rls_disabled" | "collection.deleted" | "user.deleted" | "signing_key.rotated" | "document.created" | "document.updated" | "document.trashed" | "document.restored" | "file.uploaded" | "file.deleted" | "mail.test_sent" | "member.invited" | "member.role_changed" | "member.removed" | "console_account.created" | "console_account.deleted" | "user.logged_in" | "user.login_failed" | "user.refresh_token_reused" | "user.password_changed" | "user.password_reset";
                                 actor: {
-                                    /** @enum {string} */
-                                    type: "platform-admin" | "console-account";
-                                    /** @description The console account (type `console-account`). */
+                                    /**
+                                     * @description Who acted: the platform admin token, a console account, an end user of the project (a sign-in, a password change) or someone not known to be one (a failed sign-in, a replayed refresh token, a reset code).
+                                     * @enum {string}
+                                     */
+                                    type: "platform-admin" | "console-account" | "end-user" | "anonymous";
+                                    /** @description The console account or the end user (types `console-account`, `end-user`). */
                                     id?: string;
                                     /** @description The console account's email when it acted. */
                                     email?: string;

@@ -33,17 +33,25 @@ const ACTIONS: Record<AuditAction, string> = {
   'member.removed': 'member removed',
   'console_account.created': 'console account created',
   'console_account.deleted': 'console account deleted',
+  'user.logged_in': 'user signed in',
+  'user.login_failed': 'sign-in failed',
+  'user.refresh_token_reused': 'refresh token reused (session revoked)',
+  'user.password_changed': 'user password changed',
+  'user.password_reset': 'user password reset',
 };
 const ACTION_OPTIONS = [
   ['', 'All actions'] as const,
   ...Object.entries(ACTIONS).map(([value, text]) => [value, `${text} (${value})`] as const),
 ];
 
-/** Who did it: a console account by its email, or the platform admin token. */
-function actorText(actor: AuditEntry['actor']): string {
-  const a = actor as { type: string; email?: unknown };
+/** Who did it: a console account by its email, the platform admin token, an end user or nobody known. */
+export function actorText(actor: AuditEntry['actor']): string {
+  const a = actor as { type: string; email?: unknown; id?: unknown };
   if (typeof a.email === 'string') return a.email;
-  return a.type === 'platform-admin' ? 'platform admin token' : a.type;
+  if (a.type === 'platform-admin') return 'platform admin token';
+  if (a.type === 'end-user') return `user ${typeof a.id === 'string' ? a.id : ''}`.trim();
+  if (a.type === 'anonymous') return 'anonymous';
+  return a.type;
 }
 
 /** The project's audit log, newest first, by cursor; filtered by action. */

@@ -1,5 +1,6 @@
 import type { AccessTokenVerifier, MailEnvelopeKey } from '@baas/common';
 import type {
+  AuditLog,
   AuthObserver,
   CodeClaims,
   LoginThrottle,
@@ -41,4 +42,6 @@ export interface AuthDeps {
   ids: { userId(): string; familyId(): string };
   /** Counts login outcomes (metrics); none in tests that do not look. */
   observer?: AuthObserver;
+  /** End users' security events (sign-ins, refresh-token reuse) are appended here. */
+  audit: AuditLog;
 }

@@ -137,8 +137,15 @@ const auditEntry = z.object({
   projectId: hexId.nullable(),
   action: z.enum(AUDIT_ACTIONS),
   actor: z.object({
-    type: z.enum(['platform-admin', 'console-account']),
-    id: z.string().optional().describe('The console account (type `console-account`).'),
+    type: z
+      .enum(['platform-admin', 'console-account', 'end-user', 'anonymous'])
+      .describe(
+        'Who acted: the platform admin token, a console account, an end user of the project (a sign-in, a password change) or someone not known to be one (a failed sign-in, a replayed refresh token, a reset code).',
+      ),
+    id: z
+      .string()
+      .optional()
+      .describe('The console account or the end user (types `console-account`, `end-user`).'),
     email: z.string().optional().describe("The console account's email when it acted."),
   }),
   target: z.object({ type: z.string(), id: z.string() }),

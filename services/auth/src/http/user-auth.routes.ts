@@ -14,6 +14,7 @@ import { publicProfile } from '../domain/users/public-profile';
 import { requestPasswordReset } from '../domain/codes/request-code';
 import { verifyEmail } from '../domain/codes/verify-email';
 import { resetPassword } from '../domain/codes/reset-password';
+import type { RequestOrigin } from '../domain/audit/user-security-events';
 import { authErrors } from '../domain/users/auth-errors';
 import { selfView, type User } from '../domain/users/user';
 import { clearRefreshCookie, isHeaderMode, presentedRefreshToken, setRefreshCookie } from './refresh-cookie';
@@ -29,6 +30,11 @@ import {
 interface LiveSettings {
   publicSignups: boolean;
   requireEmailVerification: boolean;
+}
+
+/** Where the request came from, for the audit log: the address the gateway asserted (if any). */
+function originOf(req: Request, ctx: { requestId: string }): RequestOrigin {
+  return { clientIp: req.assertion?.clientIp ?? null, requestId: ctx.requestId };
 }
 
 function bodyObject(req: Request): Record<string, unknown> {
@@ -114,11 +120,15 @@ export function userAuthRoutes(deps: AuthDeps, projects: Pick<ProjectRepository,
   r.post('/login', async (req, res) => {
     const ctx = tenantContext(req);
     const input = parseInput(loginSchema, bodyObject(req));
-    const out = await login(deps, {
-      projectId: ctx.projectId,
-      requireEmailVerification: settingsOf(res).requireEmailVerification,
-      ...input,
-    });
+    const out = await login(
+      deps,
+      {
+        projectId: ctx.projectId,
+        requireEmailVerification: settingsOf(res).requireEmailVerification,
+        ...input,
+      },
+      originOf(req, ctx),
+    );
     sendTokens(req, res, 200, out.tokens, { message: 'Logged in', user: selfView(out.user) });
   });
 
@@ -127,7 +137,7 @@ export function userAuthRoutes(deps: AuthDeps, projects: Pick<ProjectRepository,
     const token = presentedRefreshToken(req);
     if (!token) throw authErrors.refreshTokenRequired();
     try {
-      const tokens = await rotateSession(deps, ctx.projectId, token);
+      const tokens = await rotateSession(deps, ctx.projectId, token, originOf(req, ctx));
       sendTokens(req, res, 200, tokens, { message: 'Token refreshed' });
     } catch (e) {
       if (!isHeaderMode(req)) clearRefreshCookie(req, res);
@@ -169,7 +179,7 @@ export function userAuthRoutes(deps: AuthDeps, projects: Pick<ProjectRepository,
     const ctx = tenantContext(req);
     const caller = await authenticate(deps, ctx.projectId, bearerToken(req));
     const input = parseInput(changePasswordSchema, bodyObject(req));
-    await changePassword(deps, ctx.projectId, caller, input, ctx.requestId);
+    await changePassword(deps, ctx.projectId, caller, input, originOf(req, ctx));
     res.json({ success: true, message: 'Password changed; other sessions have been signed out' });
   });
 
@@ -190,7 +200,7 @@ export function userAuthRoutes(deps: AuthDeps, projects: Pick<ProjectRepository,
   r.post('/reset-password', async (req, res) => {
     const ctx = tenantContext(req);
     const { newPassword, ...code } = parseInput(resetPasswordSchema, bodyObject(req));
-    await resetPassword(deps, ctx.projectId, code, newPassword, ctx.requestId);
+    await resetPassword(deps, ctx.projectId, code, newPassword, originOf(req, ctx));
     res.json({ success: true, message: 'Password reset; please log in again' });
   });
 

@@ -193,3 +193,162 @@ describe('audit log of admin actions', () => {
     expect((await auditOf(p)).body.data.items).toHaveLength(1);
   });
 });
+
+describe("audit log of end users' security events (security notes #22, #87)", () => {
+  const ip = '198.51.100.7';
+  const asUser = (p: ProjectId, body: unknown, extra: { headers?: Record<string, string> } = {}) => ({
+    projectId: p,
+    clientIp: ip,
+    body,
+    headers: { 'x-refresh-token-mode': 'header', ...extra.headers },
+  });
+
+  /** The project's entries of one action, newest first. */
+  async function entries(p: ProjectId, action: string): Promise<Entry[]> {
+    await deliverAudits();
+    const r = await auditOf(p, `?action=${action}`);
+    expect(r.status).toBe(200);
+    return r.body.data.items as Entry[];
+  }
+
+  it('records sign-ins and failed sign-ins with who, the email tried, why, the address and the request id', async () => {
+    const p = await h.project();
+    const email = `signin${Math.random().toString(36).slice(2)}@x.io`;
+    const s = await h.call('POST', '/api/userAuth/signup', asUser(p, { email, password: 'password-123' }));
+    expect(s.status).toBe(201);
+    const userId = s.body.user._id as string;
+    const ok = await h.call('POST', '/api/userAuth/login', {
+      ...asUser(p, { email, password: 'password-123' }),
+      headers: { 'x-request-id': 'signin-ok-1' },
+    });
+    expect(ok.status).toBe(200);
+    const wrong = await h.call(
+      'POST',
+      '/api/userAuth/login',
+      asUser(p, { email, password: 'not-the-password' }),
+    );
+    expect(wrong.status).toBe(401);
+    const nobody = await h.call(
+      'POST',
+      '/api/userAuth/login',
+      asUser(p, { email: 'Nobody@X.io', password: 'not-the-password' }),
+    );
+    expect(nobody.status).toBe(401);
+
+    const [signedIn, ...moreSignIns] = await entries(p, 'user.logged_in');
+    expect(moreSignIns).toEqual([]); // signing up issues tokens but is not a sign-in
+    expect(signedIn).toMatchObject({
+      projectId: p,
+      action: 'user.logged_in',
+      actor: { type: 'end-user', id: userId },
+      target: { type: 'user', id: userId },
+      requestId: 'signin-ok-1',
+      clientIp: ip,
+      details: null,
+    });
+    const failed = await entries(p, 'user.login_failed');
+    expect(failed).toHaveLength(2);
+    expect(failed.map((e) => [e.actor, e.target, e.details, e.clientIp])).toEqual([
+      [
+        { type: 'anonymous' },
+        { type: 'user', id: 'unknown' },
+        { email: 'nobody@x.io', reason: 'unknown_email' },
+        ip,
+      ],
+      [{ type: 'anonymous' }, { type: 'user', id: userId }, { email, reason: 'wrong_password' }, ip],
+    ]);
+    // nothing secret is kept: neither password appears anywhere in the log
+    const all = JSON.stringify((await auditOf(p)).body);
+    expect(all).not.toContain('not-the-password');
+    expect(all).not.toContain('password-123');
+  });
+
+  it('records a sign-in refused for an unverified email as failed, by the user who knew the password', async () => {
+    const p = await h.project({ requireEmailVerification: true });
+    const email = `unverified${Math.random().toString(36).slice(2)}@x.io`;
+    const s = await h.call('POST', '/api/userAuth/signup', asUser(p, { email, password: 'password-123' }));
+    expect(s.status).toBe(201);
+    const r = await h.call('POST', '/api/userAuth/login', asUser(p, { email, password: 'password-123' }));
+    expect(r.status).toBe(403);
+    const [e] = await entries(p, 'user.login_failed');
+    expect(e).toMatchObject({
+      actor: { type: 'end-user', id: s.body.user._id },
+      details: { email, reason: 'email_not_verified' },
+    });
+    expect(await entries(p, 'user.logged_in')).toEqual([]);
+  });
+
+  it('records a replayed refresh token (the family is revoked) with the session it ended', async () => {
+    const p = await h.project();
+    const email = `replay${Math.random().toString(36).slice(2)}@x.io`;
+    const s = await h.call('POST', '/api/userAuth/signup', asUser(p, { email, password: 'password-123' }));
+    const first = s.body.refreshToken as string;
+    const refresh = (token: string) =>
+      h.call('POST', '/api/userAuth/refresh-token', {
+        ...asUser(p, undefined, { headers: { 'x-refresh-token': token } }),
+      });
+    expect((await refresh(first)).status).toBe(200);
+    h.advance(h.config.REFRESH_REUSE_GRACE_SECONDS + 1);
+    try {
+      const replay = await refresh(first);
+      expect(replay.body.code).toBe('REFRESH_TOKEN_REUSED');
+    } finally {
+      h.advance(-(h.config.REFRESH_REUSE_GRACE_SECONDS + 1));
+    }
+    const [e, ...more] = await entries(p, 'user.refresh_token_reused');
+    expect(more).toEqual([]);
+    expect(e).toMatchObject({
+      actor: { type: 'anonymous' },
+      target: { type: 'user', id: s.body.user._id },
+      clientIp: ip,
+      details: { sessionId: expect.any(String) },
+    });
+  });
+
+  it('records a password change by the user and a reset by the code’s holder, each with the change', async () => {
+    const p = await h.project();
+    const email = `pw${Math.random().toString(36).slice(2)}@x.io`;
+    const s = await h.call('POST', '/api/userAuth/signup', asUser(p, { email, password: 'password-123' }));
+    const userId = s.body.user._id as string;
+    const changed = await h.call('PUT', '/api/userAuth/change-password', {
+      ...asUser(p, { currentPassword: 'password-123', newPassword: 'password-456' }),
+      token: s.body.accessToken as string,
+    });
+    expect(changed.status).toBe(200);
+    // a refused change records nothing
+    const refused = await h.call('PUT', '/api/userAuth/change-password', {
+      ...asUser(p, { currentPassword: 'wrong-password', newPassword: 'password-789' }),
+      token: s.body.accessToken as string,
+    });
+    expect(refused.status).toBe(400);
+    expect((await h.call('POST', '/api/userAuth/request-password-reset', asUser(p, { email }))).status).toBe(
+      200,
+    );
+    await h.relay.flush();
+    const requested = h.published
+      .filter((e) => e.type === 'auth.password_reset_requested' && e.projectId === p)
+      .pop();
+    if (!requested) throw new Error('no reset requested');
+    const reset = await h.call(
+      'POST',
+      '/api/userAuth/reset-password',
+      asUser(p, { token: h.codes(requested).token, newPassword: 'password-000' }),
+    );
+    expect(reset.status).toBe(200);
+
+    const [change, ...moreChanges] = await entries(p, 'user.password_changed');
+    expect(moreChanges).toEqual([]);
+    expect(change).toMatchObject({
+      actor: { type: 'end-user', id: userId },
+      target: { type: 'user', id: userId },
+      clientIp: ip,
+    });
+    const [r, ...moreResets] = await entries(p, 'user.password_reset');
+    expect(moreResets).toEqual([]);
+    expect(r).toMatchObject({
+      actor: { type: 'anonymous' },
+      target: { type: 'user', id: userId },
+      clientIp: ip,
+    });
+  });
+});

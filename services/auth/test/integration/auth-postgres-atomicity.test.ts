@@ -33,6 +33,8 @@ let db: TestDatabase;
 let secondPool: Pool;
 const published: EventEnvelope[] = [];
 const publisher = { publish: async (e: EventEnvelope) => void published.push(e) };
+/** Where the use cases' requests come from (their audit entries). */
+const IT_ORIGIN = { clientIp: null, requestId: 'it' };
 /** The codes an event carries sealed, opened as the mail service would. */
 const codesOf = (e: EventEnvelope) =>
   openCodes([parseMailEnvelopeKey(MAIL_ENVELOPE_KEY)], e as EventEnvelope<CodeEventType>);
@@ -119,7 +121,7 @@ describe('refresh-token rotation across two replicas', () => {
   it('20 concurrent rotations of one token within the grace window: one successor, stored once', async () => {
     const p = await project();
     const { tokens } = await newUser(a, p);
-    const results = await race(20, (w) => rotateSession(w.deps, p, tokens!.refreshToken));
+    const results = await race(20, (w) => rotateSession(w.deps, p, tokens!.refreshToken, IT_ORIGIN));
     const ok = fulfilled(results);
     expect(ok).toHaveLength(20);
     expect(new Set(ok.map((t) => t.refreshToken)).size).toBe(1);
@@ -139,7 +141,7 @@ describe('refresh-token rotation across two replicas', () => {
     const { tokens } = await newUser(strictA, p);
     const results = await Promise.allSettled(
       Array.from({ length: 10 }, (_, i) =>
-        rotateSession((i % 2 ? strictB : strictA).deps, p, tokens!.refreshToken),
+        rotateSession((i % 2 ? strictB : strictA).deps, p, tokens!.refreshToken, IT_ORIGIN),
       ),
     );
     expect(fulfilled(results).length).toBeLessThanOrEqual(1);
@@ -187,7 +189,9 @@ describe('one-time codes across two replicas', () => {
     await a.relay.flush();
     const sent = published.filter((e) => e.type === 'auth.password_reset_requested' && e.projectId === p);
     const { token } = codesOf(sent[0]!);
-    const results = await race(4, (w, i) => resetPassword(w.deps, p, { token }, `new-password-${i}`, 'it'));
+    const results = await race(4, (w, i) =>
+      resetPassword(w.deps, p, { token }, `new-password-${i}`, IT_ORIGIN),
+    );
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
     expect(await count(`SELECT count(*) AS n FROM user_codes WHERE project_id = $1`, [p])).toBe(1); // the verify code
   });

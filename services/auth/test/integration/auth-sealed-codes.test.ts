@@ -94,7 +94,10 @@ describe('verification and reset codes in the outbox', () => {
     const reset = opened.find((o) => o.type === 'auth.password_reset_requested')!.codes;
     await expect(verifyEmail(wiring.deps, p, { email, otp: verify.otp }, 'it')).resolves.toBeUndefined();
     await expect(
-      resetPassword(wiring.deps, p, { email, otp: reset.otp }, 'new-password-1', 'it'),
+      resetPassword(wiring.deps, p, { email, otp: reset.otp }, 'new-password-1', {
+        clientIp: null,
+        requestId: 'it',
+      }),
     ).resolves.toBeUndefined();
   });
 });

@@ -146,15 +146,18 @@ export function authenticator(opts: AuthenticatorOptions) {
         if (origin !== undefined) corsForProject(ex.res, origin, project.allowedOrigins.length > 0);
         if (isUsersCollectionPath(ex.path)) return errors.usersCollectionReserved();
         ex.project = project;
-        // No address: no service records one for a key's request (the audit log is for admin
-        // requests, sessions for the console's), and an address would make the assertion one per
-        // client instead of one per key, a signature here and a verification behind for every
-        // new client. The per-address limits are the gateway's own.
+        // An address only for end-user auth (/api/userAuth/*): auth records sign-ins, failed
+        // ones and refresh-token reuse in the audit log with it. Elsewhere none: no service
+        // records one for a key's request, and an address makes the assertion one per client
+        // instead of one per key (a signature here and a verification behind for every new
+        // client; on auth routes that is small beside a sign-in's password hash). The per-address
+        // limits are the gateway's own.
         ex.claims = {
           admin: false,
           projectId: project.projectId,
           keyType: project.keyType,
           settings: project.settings,
+          ...(route.prefix.startsWith('/api/userAuth') ? { clientIp: ex.ip } : {}),
         };
         return undefined;
       }

@@ -4,6 +4,7 @@ import { authErrors } from '../users/auth-errors';
 import { keyGenerations } from '../crypto/secrets';
 import { accessFor, type IssuedTokens } from './start-session';
 import { looksLikeRefreshToken, refreshTokenHash, successorOf } from './refresh-tokens';
+import { appendUserSecurityEvent, type RequestOrigin } from '../audit/user-security-events';
 
 /**
  * Refresh-token rotation (RFC 9700 §4.14.2). A token's successor is derived from it, so a token
@@ -14,11 +15,13 @@ import { looksLikeRefreshToken, refreshTokenHash, successorOf } from './refresh-
  * - any other repeat use is replay: the whole family is revoked (its own write, which stays even
  *   though the request fails) and the answer is 401 REFRESH_TOKEN_REUSED.
  * However many refreshes race on one token, the family never has more than one live successor.
+ * A replay is audited as `user.refresh_token_reused` (anonymous: the token may be a thief's).
  */
 export async function rotateSession(
   deps: AuthDeps,
   projectId: ProjectId,
   token: string,
+  origin: RequestOrigin,
 ): Promise<IssuedTokens> {
   if (!looksLikeRefreshToken(token)) throw authErrors.invalidRefreshToken();
   const now = deps.clock();
@@ -54,6 +57,15 @@ export async function rotateSession(
     const childUsed = withinGrace ? await hasSuccessor(deps, projectId, child) : true;
     if (!withinGrace || childUsed) {
       await deps.sessions.revokeFamily(projectId, current.familyId, 'refresh_token_reuse', now);
+      await appendUserSecurityEvent(deps.audit, {
+        projectId,
+        origin,
+        action: 'user.refresh_token_reused',
+        actor: { type: 'anonymous' },
+        userId: current.userId,
+        at: now,
+        details: { sessionId: current.familyId },
+      });
       throw authErrors.refreshTokenReused();
     }
   }

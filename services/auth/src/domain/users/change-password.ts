@@ -1,18 +1,20 @@
 import { createEvent, type ProjectId } from '@baas/common';
 import type { AuthDeps } from '../deps';
 import { authErrors } from './auth-errors';
+import { userSecurityEvent, type RequestOrigin } from '../audit/user-security-events';
 import type { User } from './user';
 
 /**
  * Needs the current password. Every other login of the user ends (their refresh families are
- * revoked); the caller's own session, the one in the access token, stays.
+ * revoked); the caller's own session, the one in the access token, stays. Audited as
+ * `user.password_changed` in the same write as the new hash.
  */
 export async function changePassword(
   deps: AuthDeps,
   projectId: ProjectId,
   caller: { user: User; sessionId: string },
   input: { currentPassword: string; newPassword: string },
-  requestId: string,
+  origin: RequestOrigin,
 ): Promise<void> {
   const { user } = caller;
   if (!(await deps.hasher.verify(user.passwordHash, input.currentPassword)))
@@ -22,10 +24,17 @@ export async function changePassword(
     'user.updated',
     projectId,
     { userId: user.id, changed: ['password'] },
-    { requestId },
+    { requestId: origin.requestId },
+  );
+  const audit = userSecurityEvent(
+    projectId,
+    origin,
+    'user.password_changed',
+    { type: 'end-user', id: user.id },
+    user.id,
   );
   // Conditional on the hash we verified against: a concurrent change makes this one fail.
-  if (!(await deps.users.replacePasswordHash(projectId, user.id, user.passwordHash, newHash, [event])))
+  if (!(await deps.users.replacePasswordHash(projectId, user.id, user.passwordHash, newHash, [event, audit])))
     throw authErrors.invalidCurrentPassword();
   await deps.sessions.revokeUserFamilies(
     projectId,

@@ -2,6 +2,7 @@ import { isAppError, type ProjectId } from '@baas/common';
 import type { LoginOutcome } from '../../ports';
 import type { AuthDeps } from '../deps';
 import { startSession, type IssuedTokens } from '../sessions/start-session';
+import { appendUserSecurityEvent, UNKNOWN_USER, type RequestOrigin } from '../audit/user-security-events';
 import { authErrors } from './auth-errors';
 import { normalizeEmail, type User } from './user';
 
@@ -18,17 +19,50 @@ export interface LoginInput {
  * email, existing or not) are throttled before anything is looked up or hashed: past the limit
  * the answer is 429 with Retry-After, for every account alike, until the window ends. Hashes made with weaker parameters
  * than configured are upgraded here, the only moment the password is known.
+ *
+ * The audit log gets `user.logged_in` for a sign-in and `user.login_failed` for wrong
+ * credentials or an unverified email (with the email tried and why), both with the client's
+ * address. Throttled attempts are not logged one by one (they cost no lookup and no hash).
  */
 export async function login(
   deps: AuthDeps,
   input: LoginInput,
+  origin: RequestOrigin,
 ): Promise<{ user: User; tokens: IssuedTokens }> {
+  const seen: { user?: User } = {};
   try {
-    const out = await attempt(deps, input);
+    const out = await attempt(deps, input, seen);
+    await appendUserSecurityEvent(deps.audit, {
+      projectId: input.projectId,
+      origin,
+      action: 'user.logged_in',
+      actor: { type: 'end-user', id: out.user.id },
+      userId: out.user.id,
+      at: deps.clock(),
+    });
     deps.observer?.login('success');
     return out;
   } catch (e) {
-    deps.observer?.login(loginOutcome(e));
+    const outcome = loginOutcome(e);
+    if (outcome === 'failure' || outcome === 'unverified')
+      await appendUserSecurityEvent(deps.audit, {
+        projectId: input.projectId,
+        origin,
+        action: 'user.login_failed',
+        // wrong credentials prove nothing about who tried; an unverified user knew the password
+        actor:
+          outcome === 'unverified' && seen.user
+            ? { type: 'end-user', id: seen.user.id }
+            : { type: 'anonymous' },
+        userId: seen.user?.id ?? UNKNOWN_USER,
+        at: deps.clock(),
+        details: {
+          email: normalizeEmail(input.email),
+          reason:
+            outcome === 'unverified' ? 'email_not_verified' : seen.user ? 'wrong_password' : 'unknown_email',
+        },
+      });
+    deps.observer?.login(outcome);
     throw e;
   }
 }
@@ -43,12 +77,17 @@ export function loginOutcome(e: unknown): LoginOutcome {
   return 'error';
 }
 
-async function attempt(deps: AuthDeps, input: LoginInput): Promise<{ user: User; tokens: IssuedTokens }> {
+async function attempt(
+  deps: AuthDeps,
+  input: LoginInput,
+  seen: { user?: User },
+): Promise<{ user: User; tokens: IssuedTokens }> {
   const { projectId } = input;
   const email = normalizeEmail(input.email);
   const { retryAfterSeconds } = await deps.loginThrottle.attempt(projectId, email);
   if (retryAfterSeconds !== undefined) throw authErrors.loginThrottled(retryAfterSeconds);
   const user = await deps.users.findByEmail(projectId, email);
+  if (user) seen.user = user;
   if (!user) {
     await deps.hasher.dummyVerify(input.password);
     throw authErrors.invalidCredentials();
