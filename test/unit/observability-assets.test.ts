@@ -153,7 +153,7 @@ describe('alert rules (deploy/prometheus/rules.yaml)', () => {
     ),
   );
 
-  it('alert on error rate, latency, consumer lag, dead letters, janitor failures, outbox backlog, rate-limit saturation and failing dependencies', () => {
+  it('alert on error rate, latency, consumer lag, dead letters, janitor failures, outbox backlog, rate-limit saturation, failing dependencies, SLO burn rates, restarts and readiness flapping', () => {
     expect(alerts.map((a) => a.alert)).toEqual(
       expect.arrayContaining([
         'BaasHighErrorRate',
@@ -164,6 +164,10 @@ describe('alert rules (deploy/prometheus/rules.yaml)', () => {
         'BaasOutboxBacklog',
         'BaasRateLimitSaturation',
         'BaasDependencyFailing',
+        'BaasErrorBudgetBurnFast',
+        'BaasErrorBudgetBurnSlow',
+        'BaasPodRestarting',
+        'BaasReadinessFlapping',
       ]),
     );
   });
