@@ -3,22 +3,9 @@ import { createMetrics } from './metrics';
 import { dependencyMetrics, instrumentRedis, MAX_OPERATIONS_PER_DEPENDENCY } from './dependency-metrics';
 import { postgresOutcome, sqlOperation } from './postgres/metrics';
 import { mongoOutcome, writeOutcome } from './mongo/client';
+import { dependencyCallCounts } from '../../../test/support/dependency-metrics';
 
 const NAME = 'baas_dependency_request_duration_seconds';
-
-/** `{ "dependency|operation|outcome": count }` from the histogram's _count series. */
-async function counts(metrics: ReturnType<typeof createMetrics>): Promise<Record<string, number>> {
-  const m = await metrics.registry.getSingleMetric(NAME)?.get();
-  const out: Record<string, number> = {};
-  for (const v of (m?.values ?? []) as Array<{
-    metricName?: string;
-    labels: Record<string, string>;
-    value: number;
-  }>)
-    if (v.metricName === `${NAME}_count`)
-      out[`${v.labels.dependency}|${v.labels.operation}|${v.labels.outcome}`] = v.value;
-  return out;
-}
 
 describe('dependency metrics', () => {
   it('records each call by dependency, operation and outcome, with its duration', async () => {
@@ -27,7 +14,10 @@ describe('dependency metrics', () => {
     dm.record('postgresql', 'SELECT', performance.now() - 20, 'ok');
     dm.record('postgresql', 'SELECT', performance.now(), 'ok');
     dm.record('redis', 'evalsha', performance.now(), 'failed');
-    expect(await counts(metrics)).toEqual({ 'postgresql|SELECT|ok': 2, 'redis|evalsha|failed': 1 });
+    expect(await dependencyCallCounts(metrics)).toEqual({
+      'postgresql|SELECT|ok': 2,
+      'redis|evalsha|failed': 1,
+    });
     const values = (await metrics.registry.getSingleMetric(NAME)?.get())?.values as Array<{
       metricName?: string;
       labels: Record<string, string>;
@@ -51,14 +41,14 @@ describe('dependency metrics', () => {
       dm.record('mongodb', `op${i}`, performance.now(), 'ok');
     dm.record('mongodb', 'op0', performance.now(), 'ok');
     dm.record('mongodb', 'x'.repeat(65), performance.now(), 'ok');
-    const c = await counts(metrics);
+    const c = await dependencyCallCounts(metrics);
     expect(c['mongodb|op0|ok']).toBe(2);
     expect(c[`mongodb|op${MAX_OPERATIONS_PER_DEPENDENCY - 1}|ok`]).toBe(1);
     expect(c[`mongodb|op${MAX_OPERATIONS_PER_DEPENDENCY}|ok`]).toBeUndefined();
     expect(c['mongodb|other|ok']).toBe(2);
     // another dependency has its own allowance
     dm.record('redis', 'get', performance.now(), 'ok');
-    expect((await counts(metrics))['redis|get|ok']).toBe(1);
+    expect((await dependencyCallCounts(metrics))['redis|get|ok']).toBe(1);
   });
 
   it('times a Redis client’s commands once each, a ReplyError as rejected and anything else as failed', async () => {
@@ -84,7 +74,7 @@ describe('dependency metrics', () => {
     await expect(client.sendCommand(broken)).rejects.toThrow('closed');
     await new Promise((r) => setImmediate(r));
     expect(sent).toEqual(['get', 'get+stream', 'evalsha', 'incr']);
-    expect(await counts(metrics)).toEqual({
+    expect(await dependencyCallCounts(metrics)).toEqual({
       'redis|get|ok': 1,
       'redis|evalsha|rejected': 1,
       'redis|incr|failed': 1,

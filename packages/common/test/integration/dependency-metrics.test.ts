@@ -6,23 +6,9 @@ import { closeMongo, connectMongo } from '../../src/mongo';
 import { createLogger } from '../../src/logger';
 import { describeOnStore, infra, requireInfra, uniqueDbName } from '../../../../test/support/infra';
 import { bareDatabase } from './pg-support';
+import { dependencyCallCounts } from '../../../../test/support/dependency-metrics';
 
-const NAME = 'baas_dependency_request_duration_seconds';
 const logger = createLogger('dependency-metrics-test', 'silent');
-
-/** `{ "operation|outcome": count }` of one dependency, from the histogram's _count series. */
-async function counts(metrics: Metrics, dependency: string): Promise<Record<string, number>> {
-  const m = await metrics.registry.getSingleMetric(NAME)?.get();
-  const out: Record<string, number> = {};
-  for (const v of (m?.values ?? []) as Array<{
-    metricName?: string;
-    labels: Record<string, string>;
-    value: number;
-  }>)
-    if (v.metricName === `${NAME}_count` && v.labels.dependency === dependency)
-      out[`${v.labels.operation}|${v.labels.outcome}`] = v.value;
-  return out;
-}
 
 /** Promise reactions (the instrumentation records in one) have run. */
 const settled = () => new Promise((r) => setImmediate(r));
@@ -50,7 +36,7 @@ describe('dependency metrics on PostgreSQL (the pool every service uses)', () =>
   });
 
   it('times statements from the pool and from checked-out clients, by verb and outcome', async () => {
-    const before = await counts(metrics, 'postgresql');
+    const before = await dependencyCallCounts(metrics, 'postgresql');
     await pool.query('INSERT INTO t VALUES (1)');
     await pool.query({
       name: 'dependency-metrics-read',
@@ -70,7 +56,7 @@ describe('dependency metrics on PostgreSQL (the pool every service uses)', () =>
       c.release();
     }
     await settled();
-    const after = await counts(metrics, 'postgresql');
+    const after = await dependencyCallCounts(metrics, 'postgresql');
     const delta = (k: string) => (after[k] ?? 0) - (before[k] ?? 0);
     expect({
       insertOk: delta('INSERT|ok'),
@@ -97,7 +83,7 @@ describe('dependency metrics on PostgreSQL (the pool every service uses)', () =>
     try {
       await fresh.query('SELECT 1');
       await settled();
-      expect(await counts(m, 'postgresql')).toEqual({ 'SELECT|ok': 1 });
+      expect(await dependencyCallCounts(m, 'postgresql')).toEqual({ 'SELECT|ok': 1 });
     } finally {
       await fresh.end();
     }
@@ -120,7 +106,7 @@ describe('dependency metrics on Redis (ioredis, auto-pipelined as the gateway an
   afterAll(() => redis?.disconnect());
 
   it('times single, auto-pipelined and pipelined commands, and a refused one as rejected', async () => {
-    const before = await counts(metrics, 'redis');
+    const before = await dependencyCallCounts(metrics, 'redis');
     const key = `baas:test:depmetrics:${uniqueDbName('k')}`;
     await Promise.all([redis.set(key, '1', 'EX', 60), redis.incr(key), redis.incr(key)]);
     await redis.pipeline().get(key).del(key).exec();
@@ -129,7 +115,7 @@ describe('dependency metrics on Redis (ioredis, auto-pipelined as the gateway an
     await expect(redis.incr(key)).rejects.toThrow(/not an integer/);
     await redis.del(key);
     await settled();
-    const after = await counts(metrics, 'redis');
+    const after = await dependencyCallCounts(metrics, 'redis');
     const delta = (k: string) => (after[k] ?? 0) - (before[k] ?? 0);
     expect({
       set: delta('set|ok'),
@@ -154,7 +140,7 @@ describe('dependency metrics on Redis (ioredis, auto-pipelined as the gateway an
     try {
       await expect(down.get('k')).rejects.toThrow();
       await settled();
-      expect(await counts(m, 'redis')).toEqual({ 'get|failed': 1 });
+      expect(await dependencyCallCounts(m, 'redis')).toEqual({ 'get|failed': 1 });
     } finally {
       down.disconnect();
     }
@@ -183,12 +169,12 @@ describeOnStore('mongodb', 'dependency metrics on MongoDB (command monitoring of
 
   it('times each command by name, a duplicate key as rejected', async () => {
     const coll = client.db(dbName).collection<{ _id: string }>('things');
-    const before = await counts(metrics, 'mongodb');
+    const before = await dependencyCallCounts(metrics, 'mongodb');
     await coll.insertOne({ _id: 'a' });
     await expect(coll.insertOne({ _id: 'a' })).rejects.toMatchObject({ code: 11000 });
     await coll.find({}).toArray();
     await settled();
-    const after = await counts(metrics, 'mongodb');
+    const after = await dependencyCallCounts(metrics, 'mongodb');
     const delta = (k: string) => (after[k] ?? 0) - (before[k] ?? 0);
     expect({
       insert: delta('insert|ok'),

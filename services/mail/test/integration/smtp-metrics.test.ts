@@ -1,22 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { createMetrics, dependencyMetrics, type Metrics } from '@baas/common';
+import { createMetrics, dependencyMetrics } from '@baas/common';
 import { infra, requireInfra } from '../../../../test/support/infra';
 import { SmtpMailer } from '../../src/adapters/smtp-mailer';
-
-const NAME = 'baas_dependency_request_duration_seconds';
-
-async function counts(metrics: Metrics): Promise<Record<string, number>> {
-  const m = await metrics.registry.getSingleMetric(NAME)?.get();
-  const out: Record<string, number> = {};
-  for (const v of (m?.values ?? []) as Array<{
-    metricName?: string;
-    labels: Record<string, string>;
-    value: number;
-  }>)
-    if (v.metricName === `${NAME}_count` && v.labels.dependency === 'smtp')
-      out[`${v.labels.operation}|${v.labels.outcome}`] = v.value;
-  return out;
-}
+import { dependencyCallCounts } from '../../../../test/support/dependency-metrics';
 
 /** Every message the mail service hands to its SMTP server is timed, by outcome. */
 describe('dependency metrics of the SMTP mailer', () => {
@@ -36,7 +22,7 @@ describe('dependency metrics of the SMTP mailer', () => {
     try {
       await up.send(mail);
       await expect(down.send({ ...mail, id: randomUUID() })).rejects.toThrow();
-      expect(await counts(metrics)).toEqual({ 'send|ok': 1, 'send|failed': 1 });
+      expect(await dependencyCallCounts(metrics, 'smtp')).toEqual({ 'send|ok': 1, 'send|failed': 1 });
     } finally {
       up.close();
       down.close();

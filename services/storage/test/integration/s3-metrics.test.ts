@@ -4,24 +4,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { DeleteBucketCommand, DeleteObjectCommand } from '@aws-sdk/client-s3';
-import { createMetrics, dependencyMetrics, type Metrics } from '@baas/common';
+import { createMetrics, dependencyMetrics } from '@baas/common';
 import { infra, requireInfra, uniqueDbName } from '../../../../test/support/infra';
 import { S3ObjectStore, type S3StoreOptions } from '../../src/adapters/s3-object-store';
-
-const NAME = 'baas_dependency_request_duration_seconds';
-
-async function counts(metrics: Metrics): Promise<Record<string, number>> {
-  const m = await metrics.registry.getSingleMetric(NAME)?.get();
-  const out: Record<string, number> = {};
-  for (const v of (m?.values ?? []) as Array<{
-    metricName?: string;
-    labels: Record<string, string>;
-    value: number;
-  }>)
-    if (v.metricName === `${NAME}_count` && v.labels.dependency === 's3')
-      out[`${v.labels.operation}|${v.labels.outcome}`] = v.value;
-  return out;
-}
+import { dependencyCallCounts } from '../../../../test/support/dependency-metrics';
 
 /** Every call the storage service makes to S3 is timed, by command and outcome. */
 describe('dependency metrics of the S3 object store', () => {
@@ -53,7 +39,7 @@ describe('dependency metrics of the S3 object store', () => {
       await store.put('a/object.bin', Readable.from([randomBytes(100)]), 'application/octet-stream');
       expect(await store.exists('a/object.bin')).toBe(true);
       expect(await store.exists('a/missing.bin')).toBe(false);
-      const c = await counts(metrics);
+      const c = await dependencyCallCounts(metrics, 's3');
       expect(c).toMatchObject({ 'PutObject|ok': 1, 'HeadObject|ok': 1, 'HeadObject|rejected': 1 });
       expect(c['HeadBucket|ok'] ?? c['HeadBucket|rejected']).toBe(1);
     } finally {
@@ -78,7 +64,7 @@ describe('dependency metrics of the S3 object store', () => {
     try {
       await expect(wrongKey.exists('a/object.bin')).rejects.toThrow();
       await expect(down.exists('a/object.bin')).rejects.toThrow();
-      expect(await counts(metrics)).toEqual({ 'HeadObject|failed': 2 });
+      expect(await dependencyCallCounts(metrics, 's3')).toEqual({ 'HeadObject|failed': 2 });
     } finally {
       wrongKey.client.destroy();
       down.client.destroy();
