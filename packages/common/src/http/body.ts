@@ -11,37 +11,35 @@ export const JSON_BODY_MAX_DEPTH = DOCUMENT_MAX_DEPTH;
 
 /**
  * The path of the first value nested deeper than `max` (`a.b.0.c`), or undefined. Stops at the
- * first one, so a hostile body costs at most `max` frames of recursion per branch.
+ * first one, so a hostile body costs at most `max` frames of recursion per branch; the path is
+ * built only for that value, not for every one walked.
  */
 export function pathPastDepth(value: unknown, max: number = JSON_BODY_MAX_DEPTH): string | undefined {
-  return children(value, '', 1, max);
+  return deeper(value, 1, max)?.reverse().join('.');
 }
 
-function children(value: unknown, path: string, depth: number, max: number): string | undefined {
+/** Of `value`'s children (at `depth`), the first nested past `max`: its path, innermost segment first. */
+function deeper(value: unknown, depth: number, max: number): string[] | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
-      const found = visit(value[i], path === '' ? String(i) : `${path}.${i}`, depth, max);
-      if (found !== undefined) return found;
+      const found = depth > max ? [] : deeper(value[i], depth + 1, max);
+      if (found) {
+        found.push(String(i));
+        return found;
+      }
     }
     return undefined;
   }
   for (const key in value) {
     if (!Object.prototype.hasOwnProperty.call(value, key)) continue;
-    const found = visit(
-      (value as Record<string, unknown>)[key],
-      path === '' ? key : `${path}.${key}`,
-      depth,
-      max,
-    );
-    if (found !== undefined) return found;
+    const found = depth > max ? [] : deeper((value as Record<string, unknown>)[key], depth + 1, max);
+    if (found) {
+      found.push(key);
+      return found;
+    }
   }
   return undefined;
-}
-
-function visit(value: unknown, path: string, depth: number, max: number): string | undefined {
-  if (depth > max) return path;
-  return children(value, path, depth + 1, max);
 }
 
 /**
