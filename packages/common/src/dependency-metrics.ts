@@ -34,8 +34,8 @@ const byRegistry = new WeakMap<client.Registry, DependencyMetrics>();
 /**
  * The process's dependency metrics (one set per registry, however many adapters ask):
  * `baas_dependency_request_duration_seconds{dependency, operation, outcome}`, a histogram whose
- * `_count` by outcome is also the error counter. Label children are cached: a call costs a map
- * lookup and an observe.
+ * `_count` by outcome is also the error counter. Label children are cached: a call costs a set
+ * and a map lookup and an observe.
  */
 export function dependencyMetrics(metrics: Metrics): DependencyMetrics {
   const known = byRegistry.get(metrics.registry);
@@ -62,10 +62,12 @@ export function dependencyMetrics(metrics: Metrics): DependencyMetrics {
 
   const dm: DependencyMetrics = {
     record(dependency, operation, startMs, outcome) {
-      const key = `${dependency}\u0000${operation}\u0000${outcome}`;
+      // keyed by the bounded name, so the cache is as bounded as the label values
+      const op = boundedOperation(dependency, operation);
+      const key = `${dependency}\u0000${op}\u0000${outcome}`;
       let child = children.get(key);
       if (!child) {
-        child = histogram.labels(dependency, boundedOperation(dependency, operation), outcome);
+        child = histogram.labels(dependency, op, outcome);
         children.set(key, child);
       }
       child.observe((performance.now() - startMs) / 1000);
