@@ -19,4 +19,11 @@ describe('auth configuration', () => {
       /ACCESS_TOKEN_TTL_SECONDS/,
     );
   });
+
+  it('keeps audit entries 365 days unless told otherwise; 0 keeps them all; a negative value is refused', () => {
+    expect(loadAuthConfig(base).AUDIT_RETENTION_DAYS).toBe(365);
+    expect(loadAuthConfig({ ...base, AUDIT_RETENTION_DAYS: '0' }).AUDIT_RETENTION_DAYS).toBe(0);
+    expect(loadAuthConfig({ ...base, AUDIT_RETENTION_DAYS: '3650' }).AUDIT_RETENTION_DAYS).toBe(3650);
+    expect(() => loadAuthConfig({ ...base, AUDIT_RETENTION_DAYS: '-1' })).toThrow(/AUDIT_RETENTION_DAYS/);
+  });
 });

@@ -27,6 +27,8 @@ export const authConfigSchema = z.object({
   REFRESH_REUSE_GRACE_SECONDS: env.int(10),
   /** Absolute lifetime of one login (rotation family), after which the user logs in again. */
   REFRESH_FAMILY_MAX_SECONDS: env.positiveInt(2592000),
+  /** How long audit entries are kept (the janitor's purge-expired removes older ones); 0 keeps them all. */
+  AUDIT_RETENTION_DAYS: env.int(365),
   // One-time codes.
   VERIFICATION_CODE_TTL_SECONDS: env.positiveInt(86400),
   RESET_CODE_TTL_SECONDS: env.positiveInt(1800),

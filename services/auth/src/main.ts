@@ -70,6 +70,7 @@ async function main(): Promise<void> {
         sessions: auth.sessions,
         claims: auth.claims,
         console: auth.console,
+        audit: { log: auth.audit, retentionDays: config.AUDIT_RETENTION_DAYS },
         clock: () => new Date(),
       },
       cmd,

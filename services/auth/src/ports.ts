@@ -280,14 +280,17 @@ export interface ConsoleObserver {
 }
 
 /**
- * The audit log of admin actions (the auth service keeps every service's entries). Append-only:
- * no API writes or deletes entries, and deleting a project leaves its entries in place.
+ * The audit log of admin actions and end users' security events (the auth service keeps every
+ * service's entries). Append-only: no API writes or deletes entries, and deleting a project leaves
+ * its entries in place; only the janitor's retention removes the oldest.
  */
 export interface AuditLog {
   /** Keeps the entry unless one with its id is already kept. */
   append(entry: AuditEntry): Promise<void>;
   /** Newest first by (at, id), strictly before `before` when given. */
   list(query: AuditQuery): Promise<AuditEntry[]>;
+  /** Deletes up to `limit` entries older than `cutoff`, oldest first; how many it deleted. */
+  purgeBefore(cutoff: Date, limit: number): Promise<number>;
 }
 
 /** Another console account holds this email. */

@@ -35,6 +35,17 @@ export class MongoAuditLog implements AuditLog {
     }
   }
 
+  async purgeBefore(cutoff: Date, limit: number): Promise<number> {
+    const old = await this.coll
+      .find({ at: { $lt: cutoff } }, { projection: { _id: 1 } })
+      .sort({ at: 1, _id: 1 })
+      .limit(limit)
+      .toArray();
+    if (old.length === 0) return 0;
+    const { deletedCount } = await this.coll.deleteMany({ _id: { $in: old.map((d) => d._id) } });
+    return deletedCount;
+  }
+
   async list(q: AuditQuery): Promise<AuditEntry[]> {
     const filter: Filter<AuditDoc> = {};
     if (q.projectId) filter.projectId = q.projectId;

@@ -54,6 +54,17 @@ export class PgAuditLog implements AuditLog {
     );
   }
 
+  async purgeBefore(cutoff: Date, limit: number): Promise<number> {
+    // oldest first along audit_log_at, a batch at a time
+    const { rowCount } = await this.pool.query(
+      `DELETE FROM audit_log WHERE id IN (
+         SELECT id FROM audit_log WHERE at < $1 ORDER BY at, id LIMIT $2
+       )`,
+      [cutoff, limit],
+    );
+    return rowCount ?? 0;
+  }
+
   async list(q: AuditQuery): Promise<AuditEntry[]> {
     const where: string[] = [];
     const params: unknown[] = [];

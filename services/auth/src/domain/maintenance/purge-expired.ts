@@ -1,5 +1,6 @@
 import type { JanitorCommand, JanitorReply } from '@baas/common';
 import type {
+  AuditLog,
   CodeClaims,
   ConsoleAccountRepository,
   ConsoleMemberRepository,
@@ -13,8 +14,10 @@ type Purge = (cutoff: Date, limit: number) => Promise<number>;
 /**
  * The janitor's purge-expired command: refresh tokens and families that can no longer be used,
  * expired one-time codes, and the console's expired or revoked sessions, expired invitations and
- * reset codes, at most `batchSize` items per call (the janitor calls again while `more` is true).
- * The cutoff is the earlier of `olderThan` and now, so nothing live is removed.
+ * reset codes, and audit entries older than the retention (`AUDIT_RETENTION_DAYS`; none when
+ * it is 0), at most `batchSize` items per call (the janitor calls again while `more` is true).
+ * The cutoff is the earlier of `olderThan` and now, so nothing live is removed; the audit log's
+ * is its own (now minus the retention).
  */
 export async function purgeExpired(
   deps: {
@@ -27,6 +30,7 @@ export async function purgeExpired(
       sessions: Pick<ConsoleSessionRepository, 'purgeExpired'>;
       members: Pick<ConsoleMemberRepository, 'purgeExpired'>;
     };
+    audit?: { log: Pick<AuditLog, 'purgeBefore'>; retentionDays: number };
   },
   cmd: JanitorCommand,
 ): Promise<JanitorReply> {
@@ -46,6 +50,11 @@ export async function purgeExpired(
       (c, n) => consoleStores.members.purgeExpired(c, n),
       (c, n) => consoleStores.accounts.purgeExpired(c, n),
     );
+  const audit = deps.audit;
+  if (audit && audit.retentionDays > 0) {
+    const kept = new Date(now.getTime() - audit.retentionDays * 86_400_000);
+    kinds.push((_c, n) => audit.log.purgeBefore(kept, n));
+  }
   let processed = 0;
   for (const purge of kinds) {
     if (processed >= limit) break;
