@@ -70,7 +70,7 @@ async function main(): Promise<void> {
         sessions: auth.sessions,
         claims: auth.claims,
         console: auth.console,
-        audit: { log: auth.audit, retentionDays: config.AUDIT_RETENTION_DAYS },
+        auditRetention: { log: auth.audit, days: config.AUDIT_RETENTION_DAYS },
         clock: () => new Date(),
       },
       cmd,

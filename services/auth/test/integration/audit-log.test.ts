@@ -384,7 +384,7 @@ describe('audit retention (AUDIT_RETENTION_DAYS, applied by the janitor’s purg
       sessions: h.wiring.sessions,
       claims: h.wiring.claims,
       clock: () => now,
-      audit: { log: h.wiring.audit, retentionDays: 365 },
+      auditRetention: { log: h.wiring.audit, days: 365 },
     };
     const ids = async () =>
       ((await auditOf(p, '?limit=100')).body.data.items as Entry[])
@@ -401,7 +401,7 @@ describe('audit retention (AUDIT_RETENTION_DAYS, applied by the janitor’s purg
     // 0 keeps everything
     await h.wiring.audit.append(entry('e', 5000));
     await purgeExpired(
-      { ...deps, audit: { log: h.wiring.audit, retentionDays: 0 } },
+      { ...deps, auditRetention: { log: h.wiring.audit, days: 0 } },
       { olderThan: now.toISOString(), batchSize: 1000 },
     );
     expect(await ids()).toEqual(['c', 'd', 'e']);

@@ -30,7 +30,7 @@ export async function purgeExpired(
       sessions: Pick<ConsoleSessionRepository, 'purgeExpired'>;
       members: Pick<ConsoleMemberRepository, 'purgeExpired'>;
     };
-    audit?: { log: Pick<AuditLog, 'purgeBefore'>; retentionDays: number };
+    auditRetention?: { log: Pick<AuditLog, 'purgeBefore'>; days: number };
   },
   cmd: JanitorCommand,
 ): Promise<JanitorReply> {
@@ -50,10 +50,10 @@ export async function purgeExpired(
       (c, n) => consoleStores.members.purgeExpired(c, n),
       (c, n) => consoleStores.accounts.purgeExpired(c, n),
     );
-  const audit = deps.audit;
-  if (audit && audit.retentionDays > 0) {
-    const kept = new Date(now.getTime() - audit.retentionDays * 86_400_000);
-    kinds.push((_c, n) => audit.log.purgeBefore(kept, n));
+  const retention = deps.auditRetention;
+  if (retention && retention.days > 0) {
+    const kept = new Date(now.getTime() - retention.days * 86_400_000);
+    kinds.push((_c, n) => retention.log.purgeBefore(kept, n));
   }
   let processed = 0;
   for (const purge of kinds) {
