@@ -85,38 +85,30 @@ export function instrumentPostgresClient(client: PoolClient, dm: DependencyMetri
     values?: unknown,
     callback?: unknown,
   ): unknown {
-    if (
-      config === null ||
-      typeof config !== 'object' ||
-      typeof (config as { submit?: unknown }).submit !== 'function'
-    ) {
-      const operation = sqlOperation(
-        typeof config === 'string' ? config : (config as { text?: unknown })?.text,
-      );
-      const start = performance.now();
-      let cb = callback;
-      let vals = values;
-      if (typeof vals === 'function') {
-        cb = vals;
-        vals = undefined;
-      }
-      if (typeof cb === 'function') {
-        const done = cb as QueryCallback;
-        return query.call(this, config, vals, (err: Error | null, res: unknown) => {
+    const cfg = config as { submit?: unknown; callback?: unknown; text?: unknown } | null | undefined;
+    // cursors and streams, and configs that carry their own callback, pass through untimed
+    if (typeof cfg?.submit === 'function' || typeof cfg?.callback === 'function')
+      return query.call(this, config, values, callback);
+    const operation = sqlOperation(typeof config === 'string' ? config : cfg?.text);
+    const start = performance.now();
+    // query(config, callback) or query(config, values, callback): what the pool itself calls
+    const done = typeof values === 'function' ? values : callback;
+    if (typeof done === 'function')
+      return query.call(
+        this,
+        config,
+        typeof values === 'function' ? undefined : values,
+        (err: Error | null, res: unknown) => {
           dm.record('postgresql', operation, start, postgresOutcome(err));
-          done(err, res);
-        });
-      }
-      if (config !== null && typeof (config as { callback?: unknown }).callback === 'function')
-        return query.call(this, config, values, callback);
-      const result = query.call(this, config, vals) as Promise<unknown>;
-      result.then(
-        () => dm.record('postgresql', operation, start, 'ok'),
-        (e: unknown) => dm.record('postgresql', operation, start, postgresOutcome(e)),
+          (done as QueryCallback)(err, res);
+        },
       );
-      return result;
-    }
-    return query.call(this, config, values, callback);
+    const result = query.call(this, config, values) as Promise<unknown>;
+    result.then(
+      () => dm.record('postgresql', operation, start, 'ok'),
+      (e: unknown) => dm.record('postgresql', operation, start, postgresOutcome(e)),
+    );
+    return result;
   };
   (client as unknown as { query: unknown }).query = instrumented;
 }
