@@ -1,4 +1,4 @@
-import { formatBytes, parseOrigins, percentOf } from './format';
+import { formatAuditActor, formatBytes, parseOrigins, percentOf } from './format';
 
 describe('console formatting', () => {
   it('shows bytes in binary units', () => {
@@ -21,5 +21,16 @@ describe('console formatting', () => {
       'https://b.example',
       'http://localhost:3000',
     ]);
+  });
+
+  it("names an audit entry's actor: account email, admin token, end user, anonymous", () => {
+    expect(formatAuditActor({ type: 'console-account', id: 'a1', email: 'ops@example.com' })).toBe(
+      'ops@example.com',
+    );
+    expect(formatAuditActor({ type: 'platform-admin' })).toBe('platform admin token');
+    expect(formatAuditActor({ type: 'end-user', id: '665f1c2ab4d3e2f1a0b9c8f0' })).toBe(
+      'user 665f1c2ab4d3e2f1a0b9c8f0',
+    );
+    expect(formatAuditActor({ type: 'anonymous' })).toBe('anonymous');
   });
 });

@@ -30,3 +30,14 @@ export function parseOrigins(text: string): string[] {
     .map((s) => s.trim())
     .filter((s) => s !== '');
 }
+
+/**
+ * Who did what an audit entry records: a console account by its email, the platform admin token,
+ * an end user by id, or someone not known to be one (a failed sign-in, a replayed refresh token).
+ */
+export function formatAuditActor(actor: { type: string; email?: unknown; id?: unknown }): string {
+  if (typeof actor.email === 'string') return actor.email;
+  if (actor.type === 'platform-admin') return 'platform admin token';
+  if (actor.type === 'end-user') return typeof actor.id === 'string' ? `user ${actor.id}` : 'user';
+  return actor.type;
+}

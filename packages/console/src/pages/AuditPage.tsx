@@ -1,11 +1,11 @@
 import { useState } from 'react';
 import { useApi } from '../api/context';
 import { ok } from '../api/client';
-import type { AuditAction, AuditEntry } from '../api/types';
+import type { AuditAction } from '../api/types';
 import { ErrorNotice } from '../components/ErrorNotice';
 import { SelectField } from '../components/Field';
 import { CursorPager, TableHead, useCursorPaging } from '../components/Paging';
-import { formatDate } from '../lib/format';
+import { formatAuditActor, formatDate } from '../lib/format';
 import { useLoad } from '../lib/use-load';
 import { usePageTitle } from '../router';
 import type { ProjectPageProps } from './ProjectLayout';
@@ -43,16 +43,6 @@ const ACTION_OPTIONS = [
   ['', 'All actions'] as const,
   ...Object.entries(ACTIONS).map(([value, text]) => [value, `${text} (${value})`] as const),
 ];
-
-/** Who did it: a console account by its email, the platform admin token, an end user or nobody known. */
-export function actorText(actor: AuditEntry['actor']): string {
-  const a = actor as { type: string; email?: unknown; id?: unknown };
-  if (typeof a.email === 'string') return a.email;
-  if (a.type === 'platform-admin') return 'platform admin token';
-  if (a.type === 'end-user') return `user ${typeof a.id === 'string' ? a.id : ''}`.trim();
-  if (a.type === 'anonymous') return 'anonymous';
-  return a.type;
-}
 
 /** The project's audit log, newest first, by cursor; filtered by action. */
 export function AuditPage({ project }: ProjectPageProps) {
@@ -105,7 +95,7 @@ export function AuditPage({ project }: ProjectPageProps) {
                 <td>{formatDate(e.at)}</td>
                 <th scope="row">{ACTIONS[e.action] ?? e.action}</th>
                 <td>
-                  {actorText(e.actor)}
+                  {formatAuditActor(e.actor)}
                   {e.clientIp && <div className="help mono">{e.clientIp}</div>}
                 </td>
                 <td>
