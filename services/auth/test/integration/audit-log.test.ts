@@ -263,6 +263,21 @@ describe("audit log of end users' security events (security notes #22, #87)", ()
     expect(all).not.toContain('password-123');
   });
 
+  it('does not log throttled attempts one by one: past the per-account limit, no entry is written', async () => {
+    const p = await h.project();
+    const email = `flood${Math.random().toString(36).slice(2)}@x.io`;
+    const limit = h.config.LOGIN_ACCOUNT_MAX_ATTEMPTS;
+    const statuses: number[] = [];
+    for (let i = 0; i < limit + 3; i++)
+      statuses.push(
+        (await h.call('POST', '/api/userAuth/login', asUser(p, { email, password: 'not-the-password' })))
+          .status,
+      );
+    expect(statuses.filter((s) => s === 401)).toHaveLength(limit);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(3);
+    expect(await entries(p, 'user.login_failed')).toHaveLength(limit);
+  });
+
   it('records a sign-in refused for an unverified email as failed, by the user who knew the password', async () => {
     const p = await h.project({ requireEmailVerification: true });
     const email = `unverified${Math.random().toString(36).slice(2)}@x.io`;

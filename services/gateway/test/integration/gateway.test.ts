@@ -229,6 +229,28 @@ describe('gateway (real Redis, NATS, auth service)', () => {
     expect(await assertedTo('storage')).not.toHaveProperty('clientIp');
   });
 
+  it("tells auth where an end user's sign-in came from (the audit log), and no other key route", async () => {
+    const p = await newProject();
+    const gw = await listen(gatewayWith({ auth: echoUrl }));
+    const asserted = async (audience: 'auth' | 'data') =>
+      verifyAssertion(keys.publicKey, audience, String(lastEcho?.headers['x-gateway-assertion']));
+    await call(
+      gw,
+      'POST',
+      '/api/userAuth/login',
+      { 'x-api-key': p.publishableKey, 'x-forwarded-for': '10.0.0.9' },
+      {
+        email: 'a@b.co',
+        password: 'x',
+      },
+    );
+    expect(lastEcho?.url).toBe('/api/userAuth/login');
+    expect(await asserted('auth')).toMatchObject({ projectId: p.id, clientIp: '10.0.0.9' });
+    await call(gw, 'GET', '/api/data/t', { 'x-api-key': p.publishableKey, 'x-forwarded-for': '10.0.0.9' });
+    expect(lastEcho?.url).toBe('/api/data/t');
+    expect(await asserted('data')).not.toHaveProperty('clientIp');
+  });
+
   it('signs one assertion per caller and service and reuses it, a new one after a project change', async () => {
     const p = await newProject();
     const q = await newProject();
