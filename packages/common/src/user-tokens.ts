@@ -22,6 +22,18 @@ export const JWKS_PATH = '/.well-known/jwks.json';
  */
 export const MAX_ACCESS_TOKEN_LIFETIME_SECONDS = 900;
 export const ACCESS_TOKEN_CLOCK_TOLERANCE_SECONDS = 30;
+/**
+ * A verifier that meets a kid it does not know refetches the JWKS, at most once in this long
+ * (a token with a made-up kid must not make every request a call to auth).
+ */
+export const JWKS_REFETCH_COOLDOWN_MS = 5_000;
+/**
+ * A new signing key is published this long before auth signs with it. A verifier that fetched the
+ * JWKS just before the key was published is still cooling down for up to JWKS_REFETCH_COOLDOWN_MS;
+ * were the key used at once, a token signed with it would be refused there (401) until then. Twice
+ * the cooldown: replicas' clocks differ a little.
+ */
+export const SIGNING_KEY_PUBLISH_AHEAD_MS = 2 * JWKS_REFETCH_COOLDOWN_MS;
 
 export function accessTokenAudience(projectId: ProjectId | string): string {
   return `project:${projectId}`;
@@ -133,7 +145,7 @@ export function remoteAccessTokenVerifier(
   revocations?: RevocationCheck,
 ): AccessTokenVerifier {
   const jwks = createRemoteJWKSet(new URL(JWKS_PATH, authBaseUrl), {
-    cooldownDuration: 5_000,
+    cooldownDuration: JWKS_REFETCH_COOLDOWN_MS,
     cacheMaxAge: 600_000,
   });
   return createAccessTokenVerifier(jwks, maxLifetimeSeconds, revocations);

@@ -4446,7 +4446,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description New tokens are signed with the new key. */
+            /** @description The new key is published at once; new tokens are signed with it from `signsFrom` on (10 s later, so every service can fetch it first). */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -4458,6 +4458,8 @@ export interface operations {
                         success: true;
                         data: {
                             kid: string;
+                            /** @description ISO-8601 date-time */
+                            signsFrom: string;
                             publishedKids: string[];
                         };
                         message: string;

@@ -805,8 +805,10 @@ export const authApiRoutes = defineRoutes([
     security: 'admin',
     responses: {
       200: {
-        description: 'New tokens are signed with the new key.',
-        schema: envelope(z.object({ kid: z.string(), publishedKids: z.array(z.string()) })),
+        description:
+          'The new key is published at once; new tokens are signed with it from `signsFrom` on ' +
+          '(10 s later, so every service can fetch it first).',
+        schema: envelope(z.object({ kid: z.string(), signsFrom: iso, publishedKids: z.array(z.string()) })),
       },
     },
   },

@@ -1,4 +1,4 @@
-import type { EventEnvelope, ProjectId } from '@baas/common';
+import { SIGNING_KEY_PUBLISH_AHEAD_MS, type EventEnvelope, type ProjectId } from '@baas/common';
 import { harnessOn, openTestStore, type Harness, type TestStore } from './harness';
 
 /**
@@ -99,7 +99,9 @@ describe('rotating AUTH_SECRET', () => {
     // new signing key, wrapped with B
     const sk = await during.call('POST', '/api/admin/signing-keys/rotate', { admin: true });
     expect(sk.status).toBe(200);
+    during.advance(SIGNING_KEY_PUBLISH_AHEAD_MS / 1000); // it signs once every service can fetch it
     const newKid = during.wiring.deps.keys.signingKey().kid;
+    expect(newKid).toBe(sk.body.data.kid);
     expect(newKid).not.toBe(oldKid);
     await stop(during);
 

@@ -1,6 +1,6 @@
 import { createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
 import type { JWTHeaderParameters } from 'jose';
-import type { Logger } from '@baas/common';
+import { JWKS_REFETCH_COOLDOWN_MS, SIGNING_KEY_PUBLISH_AHEAD_MS, type Logger } from '@baas/common';
 import type { SigningKeyRepository } from '../../ports';
 import { generateSigningKey, unwrapPrivateJwk, type StoredSigningKey } from './signing-key';
 
@@ -10,16 +10,22 @@ interface PublishedKey {
   jwk: Record<string, unknown>;
 }
 
-/** How often an unknown kid may trigger a reload (another replica may have rotated). */
-const UNKNOWN_KID_RELOAD_MS = 5_000;
+interface SigningCandidate {
+  kid: string;
+  key: KeyObject;
+  createdAt: Date;
+}
 
 /**
- * The signing keys as this process sees them: the newest usable active key signs, every key not
- * retired is published in the JWKS and accepted when verifying. Reloaded periodically so a
- * rotation done elsewhere is picked up without a restart.
+ * The signing keys as this process sees them: every key not retired is published in the JWKS and
+ * accepted when verifying; the newest one this process can unwrap signs once it has been
+ * published for SIGNING_KEY_PUBLISH_AHEAD_MS (until then the one before it keeps signing, so no
+ * verifier meets a kid it cannot fetch yet). Reloaded periodically so a rotation done elsewhere
+ * is picked up without a restart.
  */
 export class KeyStore {
-  private signer: { kid: string; key: KeyObject } | undefined;
+  /** Keys this process can sign with, newest first. */
+  private candidates: SigningCandidate[] = [];
   private published = new Map<string, PublishedKey>();
   private lastLoad = 0;
   private timer: NodeJS.Timeout | undefined;
@@ -36,11 +42,11 @@ export class KeyStore {
   /** Loads the keys and creates the first one when there is none this process can sign with. */
   async init(): Promise<void> {
     await this.reload();
-    if (!this.signer) {
+    if (this.candidates.length === 0) {
       await this.repo.insert(generateSigningKey(this.wrapKey, this.clock()));
       await this.reload();
     }
-    if (!this.signer) throw new Error('no usable signing key after creating one');
+    if (this.candidates.length === 0) throw new Error('no usable signing key after creating one');
   }
 
   startAutoReload(everyMs = 60_000): void {
@@ -57,18 +63,19 @@ export class KeyStore {
   async reload(): Promise<void> {
     const keys = await this.repo.list();
     const published = new Map<string, PublishedKey>();
-    let signer: { kid: string; key: KeyObject; createdAt: Date } | undefined;
+    const candidates: SigningCandidate[] = [];
     for (const k of keys) {
       if (k.status === 'retired') continue;
       const jwk = { ...k.publicJwk, kid: k.kid, alg: 'EdDSA', use: 'sig' } as Record<string, unknown>;
       published.set(k.kid, { kid: k.kid, jwk, key: createPublicKey({ key: k.publicJwk, format: 'jwk' }) });
-      if (k.status === 'active' && (!signer || k.createdAt > signer.createdAt)) {
-        const key = this.privateKey(k);
-        if (key) signer = { kid: k.kid, key, createdAt: k.createdAt };
-      }
+      const key = this.privateKey(k);
+      if (key) candidates.push({ kid: k.kid, key, createdAt: k.createdAt });
     }
     this.published = published;
-    if (signer) this.signer = { kid: signer.kid, key: signer.key };
+    // Should every key become unusable (all retired, or AUTH_SECRET changed), keep signing with
+    // what signed before rather than fail every sign-in.
+    if (candidates.length > 0)
+      this.candidates = candidates.sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
     this.lastLoad = Date.now();
   }
 
@@ -87,9 +94,15 @@ export class KeyStore {
     return undefined;
   }
 
+  /**
+   * The newest key published at least SIGNING_KEY_PUBLISH_AHEAD_MS ago; when none is that old
+   * (the first key, at first boot, when no verifier has a JWKS to be stale), the oldest.
+   */
   signingKey(): { kid: string; key: KeyObject } {
-    if (!this.signer) throw new Error('KeyStore not initialised');
-    return this.signer;
+    const ripeBefore = this.clock().getTime() - SIGNING_KEY_PUBLISH_AHEAD_MS;
+    const signer = this.candidates.find((c) => c.createdAt.getTime() <= ripeBefore) ?? this.candidates.at(-1);
+    if (!signer) throw new Error('KeyStore not initialised');
+    return { kid: signer.kid, key: signer.key };
   }
 
   jwks(): { keys: Array<Record<string, unknown>> } {
@@ -101,7 +114,7 @@ export class KeyStore {
     const kid = header.kid;
     if (typeof kid !== 'string') throw new Error('token without kid');
     let found = this.published.get(kid);
-    if (!found && Date.now() - this.lastLoad > UNKNOWN_KID_RELOAD_MS) {
+    if (!found && Date.now() - this.lastLoad > JWKS_REFETCH_COOLDOWN_MS) {
       await this.reload();
       found = this.published.get(kid);
     }
@@ -110,19 +123,24 @@ export class KeyStore {
   };
 
   /**
-   * Starts signing with a new key. The previous active keys keep being published (retiring)
-   * so tokens they signed stay valid until they expire; nobody is logged out.
+   * Publishes a new key, which signs from `signsFrom` on (SIGNING_KEY_PUBLISH_AHEAD_MS later). The
+   * previous keys keep being published (retiring) so tokens they signed stay valid until they
+   * expire; nobody is logged out.
    */
-  async rotate(): Promise<string> {
+  async rotate(): Promise<{ kid: string; signsFrom: Date }> {
     const now = this.clock();
     const fresh = generateSigningKey(this.wrapKey, now);
     await this.repo.insert(fresh);
     await this.repo.markRetiring(fresh.kid, now);
     await this.reload();
-    return fresh.kid;
+    return { kid: fresh.kid, signsFrom: new Date(now.getTime() + SIGNING_KEY_PUBLISH_AHEAD_MS) };
   }
 
-  /** Stops publishing keys that have not signed anything for longer than a token lives. */
+  /**
+   * Stops publishing keys that have not signed anything for longer than a token lives. The 120 s
+   * past the lifetime cover a retiring key still signing: here until the new one is ripe
+   * (SIGNING_KEY_PUBLISH_AHEAD_MS), on another replica until its next reload (a minute).
+   */
   async retireStale(accessTokenTtlSeconds: number): Promise<number> {
     const cutoff = new Date(this.clock().getTime() - (accessTokenTtlSeconds + 120) * 1000);
     const n = await this.repo.retireRetiringBefore(cutoff, this.clock());

@@ -9,8 +9,9 @@ import {
 
 /**
  * Access tokens are signed with Ed25519 keys kept in the auth database. Lifecycle:
- * `active` (newest one signs, all are published) -> `retiring` (no longer signs, still published
- * until every token it signed has expired) -> `retired` (no longer published).
+ * `active` (published; signs once it has been published for SIGNING_KEY_PUBLISH_AHEAD_MS) ->
+ * `retiring` (a newer key was rotated in: signs only until that one may, still published until
+ * every token it signed has expired) -> `retired` (no longer published).
  */
 export type SigningKeyStatus = 'active' | 'retiring' | 'retired';
 
