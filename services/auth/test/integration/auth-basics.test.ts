@@ -1,5 +1,5 @@
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
-import { accessTokenAudience } from '@baas/common';
+import { accessTokenAudience, SIGNING_KEY_PUBLISH_AHEAD_MS } from '@baas/common';
 import { startHarness, type Harness } from './harness';
 
 let h: Harness;
@@ -31,18 +31,24 @@ describe('signing keys and JWKS', () => {
       body: { email: 'rot@x.io', password: 'password-123' },
     });
     const oldKid = decodeProtectedHeader(s.body.accessToken).kid;
-    const newKid = await h.wiring.deps.keys.rotate();
+    const { kid: newKid, signsFrom } = await h.wiring.deps.keys.rotate();
     expect(newKid).not.toBe(oldKid);
+    expect(signsFrom.getTime() - h.wiring.deps.clock().getTime()).toBeGreaterThan(0);
     const jwks = await h.call('GET', '/.well-known/jwks.json', { noAssertion: true });
     expect(jwks.body.keys.map((k: { kid: string }) => k.kid).sort()).toEqual([oldKid, newKid].sort());
     expect(
       (await h.call('GET', '/api/userAuth/me', { projectId: p, token: s.body.accessToken })).status,
     ).toBe(200);
-    const l = await h.call('POST', '/api/userAuth/login', {
-      projectId: p,
-      body: { email: 'rot@x.io', password: 'password-123' },
-    });
-    expect(decodeProtectedHeader(l.body.accessToken).kid).toBe(newKid);
+    const login = () =>
+      h.call('POST', '/api/userAuth/login', {
+        projectId: p,
+        body: { email: 'rot@x.io', password: 'password-123' },
+      });
+    // Published ahead: the old key signs until every verifier can have fetched the new one.
+    expect(decodeProtectedHeader((await login()).body.accessToken).kid).toBe(oldKid);
+    h.advance(SIGNING_KEY_PUBLISH_AHEAD_MS / 1000);
+    expect(decodeProtectedHeader((await login()).body.accessToken).kid).toBe(newKid);
+    h.advance(-SIGNING_KEY_PUBLISH_AHEAD_MS / 1000);
     // Retiring after the token lifetime stops publishing the old key.
     h.advance(h.config.ACCESS_TOKEN_TTL_SECONDS + 600);
     expect(await h.wiring.deps.keys.retireStale(h.config.ACCESS_TOKEN_TTL_SECONDS)).toBe(1);
