@@ -1,4 +1,5 @@
 import {
+  assertStorableKeys,
   DOCUMENT_MAX_DEPTH,
   FIELD_NAME_MAX_LENGTH,
   fieldNameProblem,
@@ -42,6 +43,24 @@ describe('stored field names', () => {
     const deep = storedKeyProblems(nest(DOCUMENT_MAX_DEPTH), 'top', 1);
     expect(deep).toHaveLength(1);
     expect(deep[0]?.path).toMatch(/^top(\.k)+$/);
+  });
+
+  it('says a document is too deep as the JSON body parser does, and names bad keys otherwise', () => {
+    const thrown = (value: unknown) => {
+      try {
+        assertStorableKeys(value, 'top', 1);
+      } catch (err) {
+        return err as { message: string; details: unknown[] };
+      }
+      throw new Error('accepted');
+    };
+    expect(() => assertStorableKeys(nest(DOCUMENT_MAX_DEPTH - 1), 'top', 1)).not.toThrow();
+    expect(thrown(nest(DOCUMENT_MAX_DEPTH)).message).toBe(
+      `The JSON body is nested more than ${DOCUMENT_MAX_DEPTH} levels deep`,
+    );
+    const both = thrown({ deep: nest(DOCUMENT_MAX_DEPTH), $bad: 1 });
+    expect(both.message).toBe('Invalid field name');
+    expect(both.details).toHaveLength(2);
   });
 
   it('finds bad keys inside arrays of objects and dots inside stored keys, with their paths', () => {

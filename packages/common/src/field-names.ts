@@ -27,6 +27,8 @@ export function fieldNameProblem(key: string): string | undefined {
   return undefined;
 }
 
+const TOO_DEEP = `nested more than ${DOCUMENT_MAX_DEPTH} levels`;
+
 /**
  * Every key below `value` (objects inside arrays too): a valid name, no '.', at most
  * DOCUMENT_MAX_DEPTH levels. Problems are collected with their paths.
@@ -39,7 +41,7 @@ export function storedKeyProblems(
 ): ErrorDetail[] {
   if (out.length >= 20) return out;
   if (depth > DOCUMENT_MAX_DEPTH) {
-    out.push({ path, message: `nested more than ${DOCUMENT_MAX_DEPTH} levels` });
+    out.push({ path, message: TOO_DEEP });
     return out;
   }
   if (Array.isArray(value)) value.forEach((v, i) => storedKeyProblems(v, `${path}.${i}`, depth + 1, out));
@@ -55,8 +57,16 @@ export function storedKeyProblems(
   return out;
 }
 
-/** Throws a 400 naming every offending path. */
+/**
+ * Throws a 400 naming every offending path. Only nesting past the bound says so in the message,
+ * as the JSON body parser does for any body (a route that parses its own body lands here).
+ */
 export function assertStorableKeys(value: unknown, path: string, depth: number): void {
   const problems = storedKeyProblems(value, path, depth);
-  if (problems.length > 0) throw errors.validation('Invalid field name', problems);
+  if (problems.length === 0) return;
+  const tooDeep = problems.every((p) => p.message === TOO_DEEP);
+  throw errors.validation(
+    tooDeep ? `The JSON body is nested more than ${DOCUMENT_MAX_DEPTH} levels deep` : 'Invalid field name',
+    problems,
+  );
 }
