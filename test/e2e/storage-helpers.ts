@@ -18,6 +18,12 @@ export function bytesOf(n: number): Buffer {
   return randomBytes(n);
 }
 
+/** `n` bytes that start with PNG's signature: what the storage service serves as image/png. */
+export function pngBytes(n: number): Buffer {
+  const signature = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+  return Buffer.concat([signature, randomBytes(Math.max(0, n - signature.length))]);
+}
+
 /** GET of a public file URL, as a browser would (no key), through the gateway. */
 export async function fetchPublic(url: string) {
   return send(url);

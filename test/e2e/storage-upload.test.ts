@@ -1,6 +1,6 @@
 import http from 'node:http';
 import { BASE_URL, client, createProject, loopbackFor, randomIp } from '../support/e2e';
-import { bytesOf, fetchPublic, uploadBytes } from './storage-helpers';
+import { bytesOf, fetchPublic, pngBytes, uploadBytes } from './storage-helpers';
 
 const MAX = 10 * 1024 * 1024;
 
@@ -10,7 +10,7 @@ describe('storage: upload and public URLs', () => {
     async (which) => {
       const p = await createProject();
       const call = client();
-      const bytes = bytesOf(2048);
+      const bytes = pngBytes(2048);
       const r = await uploadBytes(call, p[which], bytes, 'photo.png', 'image/png');
       expect(r.status).toBe(201);
       expect(r.body).toEqual({
@@ -26,6 +26,7 @@ describe('storage: upload and public URLs', () => {
       expect(got.status).toBe(200);
       expect(got.headers.get('content-type')).toBe('image/png');
       expect(got.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(got.headers.get('content-disposition')).toMatch(/^inline/);
       expect(Buffer.from(await got.arrayBuffer()).equals(bytes)).toBe(true);
     },
   );
@@ -208,6 +209,30 @@ describe('storage: upload and public URLs', () => {
     expect(got.headers.get('content-type')).toBe(type);
     expect(got.headers.get('x-content-type-options')).toBe('nosniff');
     expect(got.headers.get('content-disposition')).toMatch(/^attachment/);
+  });
+
+  it('decides the type from the bytes: a script named photo.png is no image, a PNG named notes.txt is', async () => {
+    const p = await createProject();
+    const cases: Array<[Buffer, string, string, string, string]> = [
+      [
+        Buffer.from('<script>alert(1)</script>'),
+        'photo.png',
+        'image/png',
+        'application/octet-stream',
+        'attachment',
+      ],
+      [pngBytes(100), 'notes.txt', 'text/plain', 'image/png', 'inline'],
+      [Buffer.from('plain words'), 'notes.txt', 'text/plain', 'text/plain', 'attachment'],
+    ];
+    for (const [bytes, name, declared, served, disposition] of cases) {
+      const r = await uploadBytes(client(), p.secretKey, bytes, name, declared);
+      expect(r.status).toBe(201);
+      const got = await fetchPublic(r.body.url);
+      expect([name, got.headers.get('content-type')]).toEqual([name, served]);
+      expect(got.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(got.headers.get('content-disposition')).toMatch(new RegExp(`^${disposition}`));
+      expect(Buffer.from(await got.arrayBuffer()).equals(bytes)).toBe(true);
+    }
   });
 
   it('answers 404 in the error body for a public URL that does not exist', async () => {

@@ -71,7 +71,7 @@ describe.each<Driver>(['s3', 'local'])('storage service with the %s driver', (dr
 
   it('stores an upload under a generated path and serves it publicly with its type', async () => {
     const pid = newProjectId();
-    const bytes = randomBytes(1000);
+    const bytes = Buffer.concat([Buffer.from('89504e470d0a1a0a', 'hex'), randomBytes(992)]); // a PNG's signature
     const r = await upload(pid, form(bytes, 'photo.png', 'image/png'));
     expect(r.status).toBe(201);
     expect(r.body).toEqual({

@@ -4,7 +4,8 @@ import { isAppError } from '@baas/common';
 import type { UploadOutcome } from '../../ports';
 import type { FileDeps } from './deps';
 import { generateFileName, sanitizeExtension, sanitizeOriginalName } from './file-path';
-import { decideContentType } from './content-type';
+import { decideContentType, SNIFF_BYTES } from './content-type';
+import { peekHead } from './peek-head';
 import { UploadMeter } from './upload-meter';
 import { fileEvents, publicUrl, type FileChangeContext } from './file-events';
 
@@ -39,7 +40,15 @@ export async function uploadFile(
 ): Promise<UploadResult> {
   const name = generateFileName(input.filename);
   const path = `${ctx.projectId}/${name}`;
-  const contentType = decideContentType(input.mimeType, sanitizeExtension(name));
+  // The type is decided from the first bytes too, before anything is written.
+  let peeked: Awaited<ReturnType<typeof peekHead>>;
+  try {
+    peeked = await peekHead(input.body, SNIFF_BYTES);
+  } catch (e) {
+    deps.observer?.uploaded(uploadOutcome(e), 0);
+    throw e;
+  }
+  const contentType = decideContentType(input.mimeType, sanitizeExtension(name), peeked.head);
   await deps.files.insertPending({
     path,
     projectId: ctx.projectId,
@@ -61,7 +70,7 @@ export async function uploadFile(
     // The store reads from the meter. Both sides must have settled before any cleanup, or a
     // late write could land after the delete; a store failure also stops the incoming side.
     const [piped, stored] = await Promise.allSettled([
-      pipeline(input.body, meter),
+      pipeline(peeked.body, meter),
       deps.store.put(path, meter, contentType).catch((e: unknown) => {
         meter.destroy(e as Error);
         throw e;
@@ -76,6 +85,7 @@ export async function uploadFile(
       throw new Error('file record vanished during upload');
     }
   } catch (e) {
+    peeked.body.destroy();
     input.body.destroy();
     meter.destroy();
     await deps.store.delete(path).catch(() => undefined);
