@@ -27,7 +27,9 @@ export function fieldNameProblem(key: string): string | undefined {
   return undefined;
 }
 
-const TOO_DEEP = `nested more than ${DOCUMENT_MAX_DEPTH} levels`;
+/** What a value nested past DOCUMENT_MAX_DEPTH is told: the error's message and its detail. */
+export const TOO_DEEP_MESSAGE = `The JSON body is nested more than ${DOCUMENT_MAX_DEPTH} levels deep`;
+export const TOO_DEEP_DETAIL = `nested more than ${DOCUMENT_MAX_DEPTH} levels`;
 
 /**
  * Every key below `value` (objects inside arrays too): a valid name, no '.', at most
@@ -41,7 +43,7 @@ export function storedKeyProblems(
 ): ErrorDetail[] {
   if (out.length >= 20) return out;
   if (depth > DOCUMENT_MAX_DEPTH) {
-    out.push({ path, message: TOO_DEEP });
+    out.push({ path, message: TOO_DEEP_DETAIL });
     return out;
   }
   if (Array.isArray(value)) value.forEach((v, i) => storedKeyProblems(v, `${path}.${i}`, depth + 1, out));
@@ -64,9 +66,6 @@ export function storedKeyProblems(
 export function assertStorableKeys(value: unknown, path: string, depth: number): void {
   const problems = storedKeyProblems(value, path, depth);
   if (problems.length === 0) return;
-  const tooDeep = problems.every((p) => p.message === TOO_DEEP);
-  throw errors.validation(
-    tooDeep ? `The JSON body is nested more than ${DOCUMENT_MAX_DEPTH} levels deep` : 'Invalid field name',
-    problems,
-  );
+  const tooDeep = problems.every((p) => p.message === TOO_DEEP_DETAIL);
+  throw errors.validation(tooDeep ? TOO_DEEP_MESSAGE : 'Invalid field name', problems);
 }

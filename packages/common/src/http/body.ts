@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express';
 import { errors } from '../errors';
-import { DOCUMENT_MAX_DEPTH } from '../field-names';
+import { DOCUMENT_MAX_DEPTH, TOO_DEEP_DETAIL, TOO_DEEP_MESSAGE } from '../field-names';
 
 /**
  * How deep any JSON body may nest (security notes 11: "depth ≤ 32"), measured as documents are:
@@ -57,11 +57,7 @@ export function jsonBody(limit: string | number = '100kb'): RequestHandler {
       if (err) return next(err);
       const path = pathPastDepth(req.body);
       if (path === undefined) return next();
-      next(
-        errors.validation(`The JSON body is nested more than ${JSON_BODY_MAX_DEPTH} levels deep`, [
-          { path, message: `nested more than ${JSON_BODY_MAX_DEPTH} levels` },
-        ]),
-      );
+      next(errors.validation(TOO_DEEP_MESSAGE, [{ path, message: TOO_DEEP_DETAIL }]));
     });
   };
 }

@@ -7,6 +7,7 @@ import {
   envelope,
   hexId,
   okMessage,
+  SIGNING_KEY_PUBLISH_AHEAD_MS,
 } from '@baas/common';
 import { projectListQuery, userListQuery } from '../domain/admin/admin-list';
 import { usersSchemaBody } from '../domain/users/users-schema';
@@ -807,7 +808,7 @@ export const authApiRoutes = defineRoutes([
       200: {
         description:
           'The new key is published at once; new tokens are signed with it from `signsFrom` on ' +
-          '(10 s later, so every service can fetch it first).',
+          `(${SIGNING_KEY_PUBLISH_AHEAD_MS / 1000} s later, so every service can fetch it first).`,
         schema: envelope(z.object({ kid: z.string(), signsFrom: iso, publishedKids: z.array(z.string()) })),
       },
     },
