@@ -179,8 +179,11 @@ export interface StoredRefreshToken {
 }
 
 export interface SessionRepository {
-  /** A new family and its first refresh token (PostgreSQL: one statement, one commit). */
-  startFamily(family: SessionFamily, first: StoredRefreshToken): Promise<void>;
+  /**
+   * A new family and its first refresh token, and the sign-in's audit entry when given
+   * (PostgreSQL: one statement, one commit; MongoDB: the entry after the session's documents).
+   */
+  startFamily(family: SessionFamily, first: StoredRefreshToken, record?: AuditEntry): Promise<void>;
   findFamily(projectId: ProjectId, familyId: string): Promise<SessionFamily | null>;
   revokeFamily(projectId: ProjectId, familyId: string, reason: string, at: Date): Promise<void>;
   revokeUserFamilies(

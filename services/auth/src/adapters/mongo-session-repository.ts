@@ -3,6 +3,8 @@ import { type ProjectId } from '@baas/common';
 import { isDuplicateKeyError, pushEvents, type OutboxFields } from '@baas/common/mongo';
 import type { SessionFamily, SessionRepository, StoredRefreshToken } from '../ports';
 import { sessionRevoked } from '../domain/sessions/session-revoked';
+import type { AuditEntry } from '../domain/audit/audit-entry';
+import { MongoAuditLog } from './mongo-audit-log';
 
 interface FamilyDoc extends OutboxFields {
   _id: string;
@@ -61,6 +63,7 @@ function toToken(d: TokenDoc): StoredRefreshToken {
 export class MongoSessionRepository implements SessionRepository {
   readonly families: Collection<FamilyDoc>;
   readonly tokens: Collection<TokenDoc>;
+  private readonly audit: MongoAuditLog;
   /**
    * `afterWrite`: a revocation carries its `auth.session_revoked` event in the family document
    * (`_outbox`, the same write); the relay publishes it at once.
@@ -71,6 +74,7 @@ export class MongoSessionRepository implements SessionRepository {
   ) {
     this.families = db.collection<FamilyDoc>('session_families');
     this.tokens = db.collection<TokenDoc>('refresh_tokens');
+    this.audit = new MongoAuditLog(db);
   }
 
   async ensureIndexes(): Promise<void> {
@@ -80,8 +84,11 @@ export class MongoSessionRepository implements SessionRepository {
     await this.tokens.createIndex({ expiresAt: 1 });
   }
 
-  /** The family first: a token is never stored without the family it belongs to. */
-  async startFamily(f: SessionFamily, first: StoredRefreshToken): Promise<void> {
+  /**
+   * The family first: a token is never stored without the family it belongs to; the sign-in's
+   * audit entry (when given) last, once the session it records exists.
+   */
+  async startFamily(f: SessionFamily, first: StoredRefreshToken, record?: AuditEntry): Promise<void> {
     await this.families.insertOne({
       _id: f.id,
       projectId: f.projectId,
@@ -90,6 +97,7 @@ export class MongoSessionRepository implements SessionRepository {
       expiresAt: f.expiresAt,
     });
     await this.insertToken(first);
+    if (record) await this.audit.append(record);
   }
 
   async findFamily(projectId: ProjectId, familyId: string): Promise<SessionFamily | null> {

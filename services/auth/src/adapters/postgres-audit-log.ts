@@ -1,6 +1,7 @@
 import { trustedProjectId, type AuditAction, type AuditActor, type AuditTarget } from '@baas/common';
 import type { Pool } from '@baas/common/postgres';
 import type { AuditLog } from '../ports';
+import { run } from './postgres-database';
 import type { AuditEntry, AuditQuery } from '../domain/audit/audit-entry';
 
 interface Row {
@@ -30,28 +31,37 @@ function toEntry(r: Row): AuditEntry {
   };
 }
 
+/**
+ * `INSERT INTO audit_log ... VALUES (...)` with its ten parameters numbered from `first`, for
+ * `auditParams`: also written by a statement that records something else (a sign-in's session).
+ */
+export function auditInsert(first: number): string {
+  const values = Array.from({ length: 10 }, (_, i) => `$${first + i}`).join(', ');
+  return `INSERT INTO audit_log (id, project_id, at, action, actor, target_type, target_id, request_id, client_ip, details)
+       VALUES (${values})`;
+}
+
+export function auditParams(e: AuditEntry): unknown[] {
+  return [
+    e.id,
+    e.projectId,
+    e.at,
+    e.action,
+    JSON.stringify(e.actor),
+    e.target.type,
+    e.target.id,
+    e.requestId,
+    e.clientIp,
+    e.details === null ? null : JSON.stringify(e.details),
+  ];
+}
+
 /** The audit log in the auth database's `audit_log` table (migration 0005). */
 export class PgAuditLog implements AuditLog {
   constructor(private readonly pool: Pool) {}
 
   async append(e: AuditEntry): Promise<void> {
-    await this.pool.query(
-      `INSERT INTO audit_log (id, project_id, at, action, actor, target_type, target_id, request_id, client_ip, details)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
-       ON CONFLICT (id) DO NOTHING`,
-      [
-        e.id,
-        e.projectId,
-        e.at,
-        e.action,
-        JSON.stringify(e.actor),
-        e.target.type,
-        e.target.id,
-        e.requestId,
-        e.clientIp,
-        e.details === null ? null : JSON.stringify(e.details),
-      ],
-    );
+    await run(this.pool, `${auditInsert(1)} ON CONFLICT (id) DO NOTHING`, auditParams(e));
   }
 
   async purgeBefore(cutoff: Date, limit: number): Promise<number> {

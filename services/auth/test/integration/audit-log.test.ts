@@ -1,6 +1,7 @@
 import type { EventEnvelope, ProjectId } from '@baas/common';
 import { startHarness, type Harness } from './harness';
 import { recordAuditEntry } from '../../src/domain/audit/record-audit-entry';
+import { userSecurityEntry } from '../../src/domain/audit/user-security-events';
 
 /**
  * The audit log (issue 12, "Also"): each admin action auth owns hands one `audit.recorded` event
@@ -365,6 +366,46 @@ describe("audit log of end users' security events (security notes #22, #87)", ()
       target: { type: 'user', id: userId },
       clientIp: ip,
     });
+  });
+
+  it('writes a sign-in’s entry with its session: both, or neither when the session is not stored', async () => {
+    const p = (await newProject()).id;
+    const now = new Date();
+    const later = new Date(now.getTime() + 3_600_000);
+    const family = {
+      id: `fam-${Math.random().toString(36).slice(2)}`,
+      projectId: p,
+      userId: 'u1',
+      createdAt: now,
+      expiresAt: later,
+    };
+    const token = (hash: string) => ({
+      hash,
+      projectId: p,
+      userId: 'u1',
+      familyId: family.id,
+      issuedAt: now,
+      expiresAt: later,
+    });
+    const signedIn = (requestId: string) =>
+      userSecurityEntry({
+        projectId: p,
+        origin: { clientIp: ip, requestId },
+        action: 'user.logged_in',
+        actor: { type: 'end-user', id: 'u1' },
+        userId: 'u1',
+        at: now,
+      });
+    await h.wiring.sessions.startFamily(family, token(`h1-${family.id}`), signedIn('with-session'));
+    expect(await h.wiring.sessions.findFamily(p, family.id)).toMatchObject({ userId: 'u1' });
+    // the same family id again: the session is refused, and so is its entry
+    await expect(
+      h.wiring.sessions.startFamily(family, token(`h2-${family.id}`), signedIn('without-session')),
+    ).rejects.toThrow();
+    const kept = await entries(p, 'user.logged_in');
+    expect(kept.map((e) => [e.requestId, e.clientIp, e.target])).toEqual([
+      ['with-session', ip, { type: 'user', id: 'u1' }],
+    ]);
   });
 });
 

@@ -78,3 +78,30 @@ test('a statement a migration made stale (a column added under SELECT *) is answ
     await pool.query('ALTER TABLE session_families DROP COLUMN added_by_a_later_version');
   }
 });
+
+test("an audit entry (a failed sign-in's) is written by a prepared statement", async () => {
+  const projectId = hexIdGenerator.projectId();
+  const entry = (requestId: string) => ({
+    id: `${projectId}-${requestId}`,
+    projectId,
+    at: new Date(),
+    action: 'user.login_failed' as const,
+    actor: { type: 'anonymous' as const },
+    target: { type: 'user' as const, id: 'unknown' },
+    requestId,
+    clientIp: '198.51.100.7',
+    details: { email: 'nobody@example.com', reason: 'unknown_email' },
+  });
+  const inserts = async () =>
+    (
+      await pool.query<{ name: string }>(
+        `SELECT name FROM pg_prepared_statements WHERE statement LIKE '%INSERT INTO audit_log%'`,
+      )
+    ).rows.map((r) => r.name);
+  await w.audit.append(entry('first'));
+  const first = await inserts();
+  expect(first).toHaveLength(1);
+  await w.audit.append(entry('second'));
+  expect(await inserts()).toEqual(first);
+  expect((await w.audit.list({ projectId, limit: 10 })).map((e) => e.requestId)).toEqual(['second', 'first']);
+});

@@ -7,6 +7,7 @@ import {
   type ProjectId,
 } from '@baas/common';
 import type { AuditLog } from '../../ports';
+import type { AuditEntry } from './audit-entry';
 
 /** Where an end user's request came from, as the gateway asserted it. */
 export interface RequestOrigin {
@@ -28,24 +29,20 @@ export type UserSecurityAction = Extract<
 /** A failed sign-in for an email no user has: the target has no id to name. */
 export const UNKNOWN_USER = 'unknown';
 
-/**
- * Appends an end-user event directly: a sign-in, failed or not, and a replayed refresh token have
- * no write of the project to ride with (or theirs must stay although the request fails). Written
- * right after what it records; a failed append fails the request, as the other direct entries do.
- */
-export async function appendUserSecurityEvent(
-  audit: AuditLog,
-  entry: {
-    projectId: ProjectId;
-    origin: RequestOrigin;
-    action: UserSecurityAction;
-    actor: AuditActor;
-    userId: string;
-    at: Date;
-    details?: Record<string, unknown>;
-  },
-): Promise<void> {
-  await audit.append({
+/** What `appendUserSecurityEvent` records, as the audit log keeps it. */
+export interface UserSecurityRecord {
+  projectId: ProjectId;
+  origin: RequestOrigin;
+  action: UserSecurityAction;
+  actor: AuditActor;
+  userId: string;
+  at: Date;
+  details?: Record<string, unknown>;
+}
+
+/** The audit entry of an end-user event (a new id each time). */
+export function userSecurityEntry(entry: UserSecurityRecord): AuditEntry {
+  return {
     id: randomUUID(),
     projectId: entry.projectId,
     at: entry.at,
@@ -55,7 +52,17 @@ export async function appendUserSecurityEvent(
     requestId: entry.origin.requestId,
     clientIp: entry.origin.clientIp,
     details: entry.details ?? null,
-  });
+  };
+}
+
+/**
+ * Appends an end-user event directly: a failed sign-in and a replayed refresh token have no write
+ * of the project to ride with (or theirs must stay although the request fails); a sign-in's
+ * entry rides with its session (`startSession`). Written right after what it records; a failed
+ * append fails the request, as the other direct entries do.
+ */
+export async function appendUserSecurityEvent(audit: AuditLog, entry: UserSecurityRecord): Promise<void> {
+  await audit.append(userSecurityEntry(entry));
 }
 
 /** The `audit.recorded` event of an end-user change, written in the same write as the change. */

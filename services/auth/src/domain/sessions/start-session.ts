@@ -1,6 +1,7 @@
 import type { ProjectId } from '@baas/common';
 import type { AuthDeps } from '../deps';
 import type { User } from '../users/user';
+import type { AuditEntry } from '../audit/audit-entry';
 import { issueAccessToken } from '../keys/access-tokens';
 import { newRootRefreshToken, refreshTokenHash } from './refresh-tokens';
 
@@ -10,8 +11,16 @@ export interface IssuedTokens {
   refreshToken: string;
 }
 
-/** A new login: a new rotation family (never one the client brought along) and its first tokens. */
-export async function startSession(deps: AuthDeps, projectId: ProjectId, user: User): Promise<IssuedTokens> {
+/**
+ * A new login: a new rotation family (never one the client brought along) and its first tokens;
+ * `record`, the sign-in's audit entry, is written with the session.
+ */
+export async function startSession(
+  deps: AuthDeps,
+  projectId: ProjectId,
+  user: User,
+  record?: AuditEntry,
+): Promise<IssuedTokens> {
   const now = deps.clock();
   const familyId = deps.ids.familyId();
   const refreshToken = newRootRefreshToken();
@@ -31,6 +40,7 @@ export async function startSession(deps: AuthDeps, projectId: ProjectId, user: U
       issuedAt: now,
       expiresAt: new Date(now.getTime() + deps.policy.refreshTokenTtlSeconds * 1000),
     },
+    record,
   );
   return { ...(await accessFor(deps, projectId, user, familyId)), refreshToken };
 }

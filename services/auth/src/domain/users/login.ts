@@ -2,7 +2,12 @@ import { isAppError, type ProjectId } from '@baas/common';
 import type { LoginOutcome } from '../../ports';
 import type { AuthDeps } from '../deps';
 import { startSession, type IssuedTokens } from '../sessions/start-session';
-import { appendUserSecurityEvent, UNKNOWN_USER, type RequestOrigin } from '../audit/user-security-events';
+import {
+  appendUserSecurityEvent,
+  userSecurityEntry,
+  UNKNOWN_USER,
+  type RequestOrigin,
+} from '../audit/user-security-events';
 import { authErrors } from './auth-errors';
 import { normalizeEmail, type User } from './user';
 
@@ -20,9 +25,9 @@ export interface LoginInput {
  * the answer is 429 with Retry-After, for every account alike, until the window ends. Hashes made with weaker parameters
  * than configured are upgraded here, the only moment the password is known.
  *
- * The audit log gets `user.logged_in` for a sign-in and `user.login_failed` for wrong
- * credentials or an unverified email (with the email tried and why), both with the client's
- * address. Throttled attempts are not logged one by one (they cost no lookup and no hash).
+ * The audit log gets `user.logged_in` for a sign-in (written with its session) and
+ * `user.login_failed` for wrong credentials or an unverified email (with the email tried and
+ * why), both with the client's address. Throttled attempts are not logged one by one (they cost no lookup and no hash).
  */
 export async function login(
   deps: AuthDeps,
@@ -31,15 +36,7 @@ export async function login(
 ): Promise<{ user: User; tokens: IssuedTokens }> {
   const seen: { user?: User } = {};
   try {
-    const out = await attempt(deps, input, seen);
-    await appendUserSecurityEvent(deps.audit, {
-      projectId: input.projectId,
-      origin,
-      action: 'user.logged_in',
-      actor: { type: 'end-user', id: out.user.id },
-      userId: out.user.id,
-      at: deps.clock(),
-    });
+    const out = await attempt(deps, input, origin, seen);
     deps.observer?.login('success');
     return out;
   } catch (e) {
@@ -80,6 +77,7 @@ export function loginOutcome(e: unknown): LoginOutcome {
 async function attempt(
   deps: AuthDeps,
   input: LoginInput,
+  origin: RequestOrigin,
   seen: { user?: User },
 ): Promise<{ user: User; tokens: IssuedTokens }> {
   const { projectId } = input;
@@ -100,5 +98,14 @@ async function attempt(
   }
   await deps.loginThrottle.succeeded(projectId, email);
   if (input.requireEmailVerification && !user.emailVerified) throw authErrors.emailNotVerified();
-  return { user, tokens: await startSession(deps, projectId, user) };
+  // the sign-in's audit entry is written with its session: one statement on PostgreSQL
+  const signedIn = userSecurityEntry({
+    projectId,
+    origin,
+    action: 'user.logged_in',
+    actor: { type: 'end-user', id: user.id },
+    userId: user.id,
+    at: deps.clock(),
+  });
+  return { user, tokens: await startSession(deps, projectId, user, signedIn) };
 }
