@@ -56,6 +56,14 @@ interface RelayOptions {
 }
 
 export class OutboxRelay extends RelayLoop {
+  /**
+   * Documents this process is relaying now, by collection and id, each marked when another relay
+   * of it was asked for meanwhile: a document is relayed by one call at a time, so the immediate
+   * relay and a pass never both publish what they read (JetStream would drop the second copy, at
+   * the cost of a publish each).
+   */
+  private readonly inFlight = new Map<string, { again: boolean }>();
+
   constructor(private readonly opts: RelayOptions) {
     super(opts.logger, opts.intervalMs ?? 1000);
   }
@@ -67,10 +75,7 @@ export class OutboxRelay extends RelayLoop {
    */
   async relayOne(coll: Collection, id: unknown): Promise<void> {
     try {
-      const doc = await coll.findOne({ _id: id, [OUTBOX_FIELD]: { $exists: true } } as Document, {
-        projection: { _id: 1, [OUTBOX_FIELD]: 1, [PURGE_FIELD]: 1 },
-      });
-      if (doc) await this.relayDocument(coll, doc);
+      await this.relayExclusively(coll, id);
     } catch (err) {
       this.opts.logger.warn({ err }, 'immediate outbox relay failed; the periodic pass will retry');
       this.observer?.relayFailed();
@@ -93,13 +98,37 @@ export class OutboxRelay extends RelayLoop {
     const collections = await this.opts.collections();
     for (const coll of collections) {
       const pending = await coll
-        .find(
-          { [OUTBOX_FIELD]: { $exists: true } },
-          { projection: { _id: 1, [OUTBOX_FIELD]: 1, [PURGE_FIELD]: 1 } },
-        )
+        .find({ [OUTBOX_FIELD]: { $exists: true } }, { projection: RELAYED_FIELDS })
         .limit(this.opts.batchSize ?? 100)
         .toArray();
-      for (const doc of pending) await this.relayDocument(coll, doc);
+      for (const doc of pending) await this.relayExclusively(coll, doc._id, doc);
+    }
+  }
+
+  /**
+   * Relays the document unless this process is relaying it already; then that relay reads it
+   * once more when it is done (events pushed meanwhile go out at once, not at the next pass).
+   * `read`: the document as a pass just read it.
+   */
+  private async relayExclusively(coll: Collection, id: unknown, read?: Document): Promise<void> {
+    const key = `${coll.namespace}\u0000${String(id)}`;
+    const busy = this.inFlight.get(key);
+    if (busy) {
+      busy.again = true;
+      return;
+    }
+    const state = { again: false };
+    this.inFlight.set(key, state);
+    try {
+      let doc = read ?? (await pendingOf(coll, id));
+      while (doc) {
+        await this.relayDocument(coll, doc);
+        if (!state.again) return;
+        state.again = false;
+        doc = await pendingOf(coll, id);
+      }
+    } finally {
+      this.inFlight.delete(key);
     }
   }
 
@@ -118,4 +147,14 @@ export class OutboxRelay extends RelayLoop {
       $unset: { [OUTBOX_FIELD]: '' },
     });
   }
+}
+
+/** What a relay reads of a document. */
+const RELAYED_FIELDS = { _id: 1, [OUTBOX_FIELD]: 1, [PURGE_FIELD]: 1 };
+
+/** The document with its pending events, or null when it has none (or is gone). */
+function pendingOf(coll: Collection, id: unknown): Promise<Document | null> {
+  return coll.findOne({ _id: id, [OUTBOX_FIELD]: { $exists: true } } as Document, {
+    projection: RELAYED_FIELDS,
+  });
 }

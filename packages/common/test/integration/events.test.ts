@@ -101,6 +101,39 @@ describeOnStore('mongodb', 'outbox in documents (MongoDB) and the JetStream bus'
       await handle.stop();
     });
 
+    it('relays a document once at a time: a pass during its immediate relay leaves it to that relay, which reads it again for events pushed meanwhile', async () => {
+      const projectId = pid();
+      const coll = db.collection('overlap');
+      const updated = (v: number) =>
+        createEvent('document.updated', projectId, { collection: 'overlap', documentId: `d${v}` });
+      const first = updated(1);
+      const { insertedId } = await coll.insertOne(withEvents({ v: 1 }, [first]));
+      // every publish is counted; the first is held until released, so the relay stays in flight
+      const calls: string[] = [];
+      let release!: () => void;
+      const held = new Promise<void>((r) => (release = r));
+      const publisher = {
+        publish: async (e: EventEnvelope) => {
+          calls.push(e.id);
+          if (calls.length === 1) await held;
+          await bus.publish(e);
+        },
+      };
+      const relay = new OutboxRelay({ collections: () => [coll], publisher, logger });
+      const immediate = relay.relayOne(coll, insertedId);
+      await until(() => calls.length === 1);
+      // meanwhile another write pushes an event, a pass runs and the write's own relay is asked
+      const second = updated(2);
+      await coll.updateOne({ _id: insertedId }, pushEvents({ $set: { v: 2 } }, [second]));
+      await relay.flush();
+      await relay.relayOne(coll, insertedId);
+      expect(calls).toEqual([first.id]);
+      release();
+      await immediate;
+      expect(calls).toEqual([first.id, second.id]);
+      expect(await coll.findOne({ _id: insertedId })).not.toHaveProperty('_outbox');
+    });
+
     it('relays events left behind by a crash on the next periodic pass', async () => {
       const projectId = pid();
       const received: string[] = [];
