@@ -27,7 +27,8 @@ export interface LoginInput {
  *
  * The audit log gets `user.logged_in` for a sign-in (written with its session) and
  * `user.login_failed` for wrong credentials or an unverified email (with the email tried and
- * why), both with the client's address. Throttled attempts are not logged one by one (they cost no lookup and no hash).
+ * why), both with the client's address. Throttled attempts are not logged one by one (they cost
+ * no lookup and no hash).
  */
 export async function login(
   deps: AuthDeps,
