@@ -57,12 +57,11 @@ interface RelayOptions {
 
 export class OutboxRelay extends RelayLoop {
   /**
-   * Documents this process is relaying now, by collection and id, each marked when another relay
-   * of it was asked for meanwhile: a document is relayed by one call at a time, so the immediate
-   * relay and a pass never both publish what they read (JetStream would drop the second copy, at
-   * the cost of a publish each).
+   * Documents this process is relaying now, by collection and id: a document is relayed by one
+   * call at a time, so the immediate relay and a pass never both publish what they read
+   * (JetStream would drop the second copy, at the cost of a publish each).
    */
-  private readonly inFlight = new Map<string, { again: boolean }>();
+  private readonly inFlight = new Map<string, InFlight>();
 
   constructor(private readonly opts: RelayOptions) {
     super(opts.logger, opts.intervalMs ?? 1000);
@@ -101,7 +100,24 @@ export class OutboxRelay extends RelayLoop {
         .find({ [OUTBOX_FIELD]: { $exists: true } }, { projection: RELAYED_FIELDS })
         .limit(this.opts.batchSize ?? 100)
         .toArray();
-      for (const doc of pending) await this.relayExclusively(coll, doc._id, doc);
+      for (const doc of pending) {
+        const busy = this.inFlight.get(inFlightKey(coll, doc._id));
+        if (!busy) {
+          await this.relayExclusively(coll, doc._id, doc);
+          continue;
+        }
+        // The immediate relay has it: it reads the document again when done (it may have read it
+        // before what this pass saw), and the pass waits, so that what was pending when the pass
+        // began is out when it ends (flush). Had it failed, the pass relays the document itself.
+        busy.again = true;
+        if (
+          !(await busy.done.then(
+            () => true,
+            () => false,
+          ))
+        )
+          await this.relayExclusively(coll, doc._id);
+      }
     }
   }
 
@@ -110,26 +126,29 @@ export class OutboxRelay extends RelayLoop {
    * once more when it is done (events pushed meanwhile go out at once, not at the next pass).
    * `read`: the document as a pass just read it.
    */
-  private async relayExclusively(coll: Collection, id: unknown, read?: Document): Promise<void> {
-    const key = `${coll.namespace}\u0000${String(id)}`;
+  private relayExclusively(coll: Collection, id: unknown, read?: Document): Promise<void> {
+    const key = inFlightKey(coll, id);
     const busy = this.inFlight.get(key);
     if (busy) {
       busy.again = true;
-      return;
+      return Promise.resolve();
     }
-    const state = { again: false };
+    const state: InFlight = { again: false, done: Promise.resolve() };
     this.inFlight.set(key, state);
-    try {
-      let doc = read ?? (await pendingOf(coll, id));
-      while (doc) {
-        await this.relayDocument(coll, doc);
-        if (!state.again) return;
-        state.again = false;
-        doc = await pendingOf(coll, id);
+    state.done = (async () => {
+      try {
+        let doc = read ?? (await pendingOf(coll, id));
+        while (doc) {
+          await this.relayDocument(coll, doc);
+          if (!state.again) return;
+          state.again = false;
+          doc = await pendingOf(coll, id);
+        }
+      } finally {
+        this.inFlight.delete(key);
       }
-    } finally {
-      this.inFlight.delete(key);
-    }
+    })();
+    return state.done;
   }
 
   private async relayDocument(coll: Collection, doc: Document): Promise<void> {
@@ -147,6 +166,16 @@ export class OutboxRelay extends RelayLoop {
       $unset: { [OUTBOX_FIELD]: '' },
     });
   }
+}
+
+/** A document being relayed: asked for again meanwhile, and the relay's end. */
+interface InFlight {
+  again: boolean;
+  done: Promise<void>;
+}
+
+function inFlightKey(coll: Collection, id: unknown): string {
+  return `${coll.namespace}\u0000${String(id)}`;
 }
 
 /** What a relay reads of a document. */

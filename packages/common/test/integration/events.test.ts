@@ -101,37 +101,75 @@ describeOnStore('mongodb', 'outbox in documents (MongoDB) and the JetStream bus'
       await handle.stop();
     });
 
-    it('relays a document once at a time: a pass during its immediate relay leaves it to that relay, which reads it again for events pushed meanwhile', async () => {
+    /** A publisher that counts every publish and holds the first until `release(ok)`. */
+    function heldPublisher() {
+      const calls: string[] = [];
+      let settle!: (ok: boolean) => void;
+      const held = new Promise<boolean>((r) => (settle = r));
+      const publisher = {
+        publish: async (e: EventEnvelope) => {
+          calls.push(e.id);
+          if (calls.length === 1 && !(await held)) throw new Error('publish failed');
+          await bus.publish(e);
+        },
+      };
+      return { calls, publisher, release: (ok: boolean) => settle(ok) };
+    }
+
+    it('relays a document once at a time: a pass during its immediate relay waits for it, and that relay reads it again for events pushed meanwhile', async () => {
       const projectId = pid();
       const coll = db.collection('overlap');
       const updated = (v: number) =>
         createEvent('document.updated', projectId, { collection: 'overlap', documentId: `d${v}` });
       const first = updated(1);
       const { insertedId } = await coll.insertOne(withEvents({ v: 1 }, [first]));
-      // every publish is counted; the first is held until released, so the relay stays in flight
-      const calls: string[] = [];
-      let release!: () => void;
-      const held = new Promise<void>((r) => (release = r));
-      const publisher = {
-        publish: async (e: EventEnvelope) => {
-          calls.push(e.id);
-          if (calls.length === 1) await held;
-          await bus.publish(e);
-        },
-      };
+      const { calls, publisher, release } = heldPublisher();
       const relay = new OutboxRelay({ collections: () => [coll], publisher, logger });
       const immediate = relay.relayOne(coll, insertedId);
       await until(() => calls.length === 1);
-      // meanwhile another write pushes an event, a pass runs and the write's own relay is asked
+      // meanwhile another write pushes an event, a pass begins and the write's own relay is asked
       const second = updated(2);
       await coll.updateOne({ _id: insertedId }, pushEvents({ $set: { v: 2 } }, [second]));
-      await relay.flush();
-      await relay.relayOne(coll, insertedId);
-      expect(calls).toEqual([first.id]);
-      release();
+      let flushed = false;
+      const flush = relay.flush().then(() => (flushed = true));
+      await relay.relayOne(coll, insertedId); // returns at once: the document is being relayed
+      await new Promise((r) => setTimeout(r, 200));
+      expect({ flushed, calls }).toEqual({ flushed: false, calls: [first.id] });
+      release(true);
+      await flush; // the pass ends once what was pending when it began is out
+      expect(calls).toEqual([first.id, second.id]);
       await immediate;
       expect(calls).toEqual([first.id, second.id]);
       expect(await coll.findOne({ _id: insertedId })).not.toHaveProperty('_outbox');
+    });
+
+    it('a pass that waited for a failed immediate relay relays the document itself', async () => {
+      const projectId = pid();
+      const received: string[] = [];
+      const handle = await bus.consume({
+        durable: durable('failed-immediate'),
+        types: ['document.updated'],
+        handler: async (e) => void (e.projectId === projectId && received.push(e.id)),
+      });
+      const coll = db.collection('overlap-failed');
+      const event = createEvent('document.updated', projectId, { collection: 'c', documentId: 'd' });
+      const { insertedId } = await coll.insertOne(withEvents({ v: 1 }, [event]));
+      const { calls, publisher, release } = heldPublisher();
+      const relay = new OutboxRelay({ collections: () => [coll], publisher, logger });
+      const immediate = relay.relayOne(coll, insertedId);
+      await until(() => calls.length === 1);
+      let flushed = false;
+      const flush = relay.flush().then(() => (flushed = true));
+      await new Promise((r) => setTimeout(r, 200)); // the pass has found the document held
+      expect(flushed).toBe(false);
+      release(false);
+      await immediate; // logged and left to the periodic pass, which is already here
+      await flush;
+      expect(calls).toEqual([event.id, event.id]);
+      await until(() => received.length === 1);
+      expect(received).toEqual([event.id]);
+      expect(await coll.findOne({ _id: insertedId })).not.toHaveProperty('_outbox');
+      await handle.stop();
     });
 
     it('relays events left behind by a crash on the next periodic pass', async () => {
