@@ -110,13 +110,7 @@ export class OutboxRelay extends RelayLoop {
         // before what this pass saw), and the pass waits, so that what was pending when the pass
         // began is out when it ends (flush). Had it failed, the pass relays the document itself.
         busy.again = true;
-        if (
-          !(await busy.done.then(
-            () => true,
-            () => false,
-          ))
-        )
-          await this.relayExclusively(coll, doc._id);
+        if (!(await settledWell(busy.done))) await this.relayExclusively(coll, doc._id);
       }
     }
   }
@@ -172,6 +166,14 @@ export class OutboxRelay extends RelayLoop {
 interface InFlight {
   again: boolean;
   done: Promise<void>;
+}
+
+/** True when the promise resolves, false when it rejects (its error is the other caller's). */
+function settledWell(p: Promise<void>): Promise<boolean> {
+  return p.then(
+    () => true,
+    () => false,
+  );
 }
 
 function inFlightKey(coll: Collection, id: unknown): string {
