@@ -32,6 +32,17 @@ async function until(cond: () => boolean, ms = 5000): Promise<void> {
   }
 }
 
+/** A durable consumer of `types` that keeps what one project's events deliver, in order. */
+async function receive(name: string, types: EventEnvelope['type'][], projectId: string) {
+  const received: EventEnvelope[] = [];
+  const handle = await bus.consume({
+    durable: durable(name),
+    types,
+    handler: async (e) => void (e.projectId === projectId && received.push(e)),
+  });
+  return { received, handle };
+}
+
 describeOnStore('mongodb', 'outbox in documents (MongoDB) and the JetStream bus', () => {
   beforeAll(async () => {
     await requireInfra('mongo', 'nats');
@@ -49,12 +60,7 @@ describeOnStore('mongodb', 'outbox in documents (MongoDB) and the JetStream bus'
   describe('outbox relay and JetStream bus', () => {
     it('publishes an event recorded with an insert exactly once and clears it from the document', async () => {
       const projectId = pid();
-      const received: EventEnvelope[] = [];
-      const handle = await bus.consume({
-        durable: durable('insert'),
-        types: ['project.created'],
-        handler: async (e) => void (e.projectId === projectId && received.push(e)),
-      });
+      const { received, handle } = await receive('insert', ['project.created'], projectId);
       const coll = db.collection('things');
       const event = createEvent('project.created', projectId, { name: 'x' });
       const { insertedId } = await coll.insertOne(withEvents({ name: 'x' }, [event]));
@@ -71,12 +77,11 @@ describeOnStore('mongodb', 'outbox in documents (MongoDB) and the JetStream bus'
 
     it('publishes an event pushed with an update and deletes a purged document after relaying it', async () => {
       const projectId = pid();
-      const received: string[] = [];
-      const handle = await bus.consume({
-        durable: durable('update'),
-        types: ['document.updated', 'document.purged'],
-        handler: async (e) => void (e.projectId === projectId && received.push(e.type)),
-      });
+      const { received, handle } = await receive(
+        'update',
+        ['document.updated', 'document.purged'],
+        projectId,
+      );
       const coll = db.collection('docs');
       const { insertedId } = await coll.insertOne({ v: 1 });
       await coll.updateOne(
@@ -96,7 +101,7 @@ describeOnStore('mongodb', 'outbox in documents (MongoDB) and the JetStream bus'
       );
       await relay.flush();
       await until(() => received.length === 2);
-      expect(received).toEqual(['document.updated', 'document.purged']);
+      expect(received.map((e) => e.type)).toEqual(['document.updated', 'document.purged']);
       expect(await coll.findOne({ _id: insertedId })).toBeNull();
       await handle.stop();
     });
@@ -145,12 +150,7 @@ describeOnStore('mongodb', 'outbox in documents (MongoDB) and the JetStream bus'
 
     it('a pass that waited for a failed immediate relay relays the document itself', async () => {
       const projectId = pid();
-      const received: string[] = [];
-      const handle = await bus.consume({
-        durable: durable('failed-immediate'),
-        types: ['document.updated'],
-        handler: async (e) => void (e.projectId === projectId && received.push(e.id)),
-      });
+      const { received, handle } = await receive('failed-immediate', ['document.updated'], projectId);
       const coll = db.collection('overlap-failed');
       const event = createEvent('document.updated', projectId, { collection: 'c', documentId: 'd' });
       const { insertedId } = await coll.insertOne(withEvents({ v: 1 }, [event]));
@@ -167,19 +167,14 @@ describeOnStore('mongodb', 'outbox in documents (MongoDB) and the JetStream bus'
       await flush;
       expect(calls).toEqual([event.id, event.id]);
       await until(() => received.length === 1);
-      expect(received).toEqual([event.id]);
+      expect(received.map((e) => e.id)).toEqual([event.id]);
       expect(await coll.findOne({ _id: insertedId })).not.toHaveProperty('_outbox');
       await handle.stop();
     });
 
     it('relays events left behind by a crash on the next periodic pass', async () => {
       const projectId = pid();
-      const received: string[] = [];
-      const handle = await bus.consume({
-        durable: durable('crash'),
-        types: ['project.deleted'],
-        handler: async (e) => void (e.projectId === projectId && received.push(e.id)),
-      });
+      const { received, handle } = await receive('crash', ['project.deleted'], projectId);
       const coll = db.collection('crashed');
       // The write happened, the process died before relaying: only the document knows.
       const event = createEvent('project.deleted', projectId, {});
@@ -188,7 +183,7 @@ describeOnStore('mongodb', 'outbox in documents (MongoDB) and the JetStream bus'
       relay.start();
       await until(() => received.length === 1);
       await relay.stop();
-      expect(received).toEqual([event.id]);
+      expect(received.map((e) => e.id)).toEqual([event.id]);
       await handle.stop();
     });
 

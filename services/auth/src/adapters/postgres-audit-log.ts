@@ -56,12 +56,14 @@ export function auditParams(e: AuditEntry): unknown[] {
   ];
 }
 
+const APPEND = `${auditInsert(1)} ON CONFLICT (id) DO NOTHING`;
+
 /** The audit log in the auth database's `audit_log` table (migration 0005). */
 export class PgAuditLog implements AuditLog {
   constructor(private readonly pool: Pool) {}
 
   async append(e: AuditEntry): Promise<void> {
-    await run(this.pool, `${auditInsert(1)} ON CONFLICT (id) DO NOTHING`, auditParams(e));
+    await run(this.pool, APPEND, auditParams(e));
   }
 
   async purgeBefore(cutoff: Date, limit: number): Promise<number> {

@@ -53,18 +53,24 @@ function toToken(r: TokenRow): StoredRefreshToken {
   return t;
 }
 
-const INSERT_TOKEN = `
+/** `INSERT INTO refresh_tokens` with the six `tokenParams` numbered from `first`. */
+function tokenInsert(first: number): string {
+  const values = Array.from({ length: 6 }, (_, i) => `$${first + i}`).join(', ');
+  return `
   INSERT INTO refresh_tokens (hash, project_id, user_id, family_id, issued_at, expires_at)
-  VALUES ($1, $2, $3, $4, $5, $6)`;
+  VALUES (${values})`;
+}
+
+const INSERT_TOKEN = tokenInsert(1);
 
 const FAMILY_CTE = `family AS (
   INSERT INTO session_families (project_id, id, user_id, created_at, expires_at)
   VALUES ($1, $2, $3, $4, $5)
 )`;
 
-const INSERT_TOKEN_FROM_6 = `
-  INSERT INTO refresh_tokens (hash, project_id, user_id, family_id, issued_at, expires_at)
-  VALUES ($6, $7, $8, $9, $10, $11)`;
+/** A login's session: its family and first token, and (RECORDED) its audit entry, in one statement. */
+const START_FAMILY = `WITH ${FAMILY_CTE} ${tokenInsert(6)}`;
+const START_FAMILY_RECORDED = `WITH ${FAMILY_CTE}, entry AS (${auditInsert(12)}) ${tokenInsert(6)}`;
 
 const tokenParams = (t: StoredRefreshToken) => [
   t.hash,
@@ -91,14 +97,10 @@ export class PgSessionRepository implements SessionRepository {
   async startFamily(f: SessionFamily, t: StoredRefreshToken, record?: AuditEntry): Promise<void> {
     const family = [f.projectId, f.id, f.userId, f.createdAt, f.expiresAt];
     if (!record) {
-      await this.db.run(`WITH ${FAMILY_CTE} ${INSERT_TOKEN_FROM_6}`, [...family, ...tokenParams(t)]);
+      await this.db.run(START_FAMILY, [...family, ...tokenParams(t)]);
       return;
     }
-    await this.db.run(`WITH ${FAMILY_CTE}, entry AS (${auditInsert(12)}) ${INSERT_TOKEN_FROM_6}`, [
-      ...family,
-      ...tokenParams(t),
-      ...auditParams(record),
-    ]);
+    await this.db.run(START_FAMILY_RECORDED, [...family, ...tokenParams(t), ...auditParams(record)]);
   }
 
   async findFamily(projectId: ProjectId, familyId: string): Promise<SessionFamily | null> {
