@@ -227,6 +227,18 @@ describe('pipeline engine bounds', () => {
         code: 'AGGREGATION_TOO_COSTLY',
       });
     });
+
+    it("charges each run's own budget (the guarded operators are built once per process)", () => {
+      // $range of 1,000 numbers charges 8,000 bytes before building them
+      const range: Stage[] = [{ $project: { r: { $range: [0, 1000] } } }];
+      const tight = { ...roomy, maxWorkingBytes: 7_999 };
+      const run = (bounds: EngineBounds) => failure(() => runPipeline(docs(1), range, none, bounds));
+      expect(run(roomy)).toBeUndefined();
+      expect(run(tight)).toMatchObject({ status: 400, code: 'AGGREGATION_TOO_COSTLY' });
+      // a refused run leaves no budget behind: the next runs are charged to theirs
+      expect(run(roomy)).toBeUndefined();
+      expect(run(tight)).toMatchObject({ status: 400, code: 'AGGREGATION_TOO_COSTLY' });
+    });
   });
 
   describe('timeMs', () => {

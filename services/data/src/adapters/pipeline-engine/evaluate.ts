@@ -1,7 +1,7 @@
 import type { Doc } from './bson';
 import { Budget, engineErrors, type Clock, type EngineBounds, type EngineUsage } from './budget';
 import { refuseScripts, type Stage } from './context';
-import { engineOperators } from './operators';
+import { chargingTo, engineOperators } from './operators';
 import { runStages } from './run-stages';
 
 /** The engine proper (mingo and the operators built on it); index.ts loads it on first use. */
@@ -20,12 +20,10 @@ export function evaluate(
     budget.measure(docs, 'joined collection');
   }
   refuseScripts(pipeline);
-  const rows = runStages(input, pipeline, {
-    budget,
-    collections,
-    variables: {},
-    operators: engineOperators(budget),
-  });
+  const operators = engineOperators();
+  const rows = chargingTo(budget, () =>
+    runStages(input, pipeline, { budget, collections, variables: {}, operators }),
+  );
   if (rows.length > bounds.maxOutputRows) throw engineErrors.tooManyRows(bounds.maxOutputRows);
   return { rows, usage: budget.usage };
 }

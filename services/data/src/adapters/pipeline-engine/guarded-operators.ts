@@ -1,7 +1,9 @@
 import { evalExpr } from 'mingo/core';
 import { $concat, $concatArrays, $range, $replaceAll, $replaceOne } from 'mingo/operators/expression';
-import type { Budget } from './budget';
 import type { Operators } from './operators';
+
+/** Charges the running evaluation's budget for a value of about `n` bytes about to be built. */
+export type Charge = (n: number, operator: string) => void;
 
 type ExpressionOp = typeof $range;
 type Options = Parameters<ExpressionOp>[2];
@@ -21,14 +23,15 @@ function countOccurrences(input: string, find: string): number {
  * expression could exhaust the process's memory inside a single stage, before any check between
  * stages runs, so each of them evaluates its arguments, charges the size of the value it is about
  * to build to the budget, and only then lets mingo build it (from the already evaluated values).
+ * They are built once per process: `charge` reaches the budget of the evaluation running now.
  */
-export function guardedOperators(budget: Budget): Operators['expression'] {
+export function guardedOperators(charge: Charge): Operators['expression'] {
   const range: ExpressionOp = (obj, expr, options: Options) => {
     const args = Array.isArray(expr) ? (evalExpr(obj, expr, options) as unknown[]) : [];
     const [start, end, step = 1] = args;
     if (typeof start === 'number' && typeof end === 'number' && typeof step === 'number' && step !== 0) {
       const n = Math.max(0, Math.ceil((end - start) / step));
-      budget.chargeExpression(n * 8, '$range');
+      charge(n * 8, '$range');
     }
     return $range(obj, args.map(literal), options);
   };
@@ -38,7 +41,7 @@ export function guardedOperators(budget: Budget): Operators['expression'] {
     if (Array.isArray(args)) {
       let n = 0;
       for (const a of args) if (Array.isArray(a)) n += a.length;
-      budget.chargeExpression(n * 8, '$concatArrays');
+      charge(n * 8, '$concatArrays');
       return $concatArrays(obj, args.map(literal), options);
     }
     return $concatArrays(obj, literal(args), options);
@@ -49,7 +52,7 @@ export function guardedOperators(budget: Budget): Operators['expression'] {
     const args = evalExpr(obj, expr, options) as unknown[];
     let n = 0;
     for (const s of args) if (typeof s === 'string') n += s.length;
-    budget.chargeExpression(n, '$concat');
+    charge(n, '$concat');
     return $concat(obj, args.map(literal), options);
   };
 
@@ -61,7 +64,7 @@ export function guardedOperators(budget: Budget): Operators['expression'] {
       const { input, find, replacement } = args as Record<string, unknown>;
       if (typeof input === 'string' && typeof find === 'string' && typeof replacement === 'string') {
         const occurrences = name === '$replaceOne' ? 1 : countOccurrences(input, find);
-        budget.chargeExpression(input.length + occurrences * replacement.length, name);
+        charge(input.length + occurrences * replacement.length, name);
       }
       return op(
         obj,
