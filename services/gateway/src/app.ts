@@ -127,6 +127,9 @@ export function createApp(deps: GatewayDeps): GatewayApp {
           requestId: ex.id,
           projectId: ex.project?.projectId,
           responseTime: Math.round(seconds * 1000),
+          // who is being refused: the address a limit counted (or the caller an account
+          // throttle behind the gateway refused), and which of the gateway's limiters it was
+          ...(status === 429 && { clientIp: ex.ip, limiter: ex.limitedBy }),
         },
         'request completed',
       );

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { errorBody, type AppError, type GatewayAssertion } from '@baas/common';
 import type { RouteMatch } from '../domain/routes';
-import type { ResolvedProject } from '../ports';
+import type { LimiterName, ResolvedProject } from '../ports';
 
 /** One client request as the gateway's steps learn about it, in the order they run. */
 export interface Exchange {
@@ -15,6 +15,8 @@ export interface Exchange {
   route?: RouteMatch;
   project?: ResolvedProject;
   claims?: Omit<GatewayAssertion, 'requestId'>;
+  /** The gateway's limiter that refused the request (429), for its log line. */
+  limitedBy?: LimiterName;
 }
 
 /** A header's single value (the first when a client repeated it). */

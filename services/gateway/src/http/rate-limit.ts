@@ -74,5 +74,6 @@ export async function applyRateLimits(
   res.setHeader('RateLimit-Policy', `${shown.limit};w=${window}`);
   if (shown.allowed) return undefined;
   limits.observer?.rateLimited(limiter);
+  ex.limitedBy = limiter;
   return errors.rateLimited(shown.resetSeconds);
 }

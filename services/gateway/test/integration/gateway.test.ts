@@ -2,6 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
+import pino from 'pino';
 import type { NatsConnection } from '@nats-io/nats-core';
 import {
   connectNats,
@@ -12,6 +13,7 @@ import {
   requireGatewayAssertion,
   verifyAssertion,
   type Closer,
+  type Logger,
 } from '@baas/common';
 import { requireInfra, infra } from '../../../../test/support/infra';
 import { until } from '../../../../test/support/until';
@@ -64,6 +66,8 @@ function gatewayAppWith(opts: {
   prefix?: string;
   nats?: boolean;
   upstreamTimeoutMs?: number;
+  /** The gateway's logger (default: silent). */
+  log?: Logger;
 }) {
   const directory = new CachedProjectDirectory(new AuthProjectDirectory(authUrl, keys.privateKey), 60_000);
   const consoleSessions = new CachedConsoleSessions(new AuthConsoleSessions(authUrl, keys.privateKey));
@@ -71,7 +75,7 @@ function gatewayAppWith(opts: {
   const prefix = opts.prefix ?? `rl:${randomBytes(4).toString('hex')}`;
   const client = opts.redisClient ?? redis;
   return createApp({
-    logger,
+    logger: opts.log ?? logger,
     readiness: [],
     directory,
     consoleSessions,
@@ -376,6 +380,31 @@ describe('gateway (real Redis, NATS, auth service)', () => {
     expect(last.headers.get('ratelimit-remaining')).toBe('0');
     // Another client is not affected.
     expect((await call(gw, 'GET', '/api/data/t', { 'x-forwarded-for': '10.9.9.8' })).status).toBe(401);
+  });
+
+  it("logs a refused request's client address and the limiter that refused it, and no other's", async () => {
+    const lines: Record<string, unknown>[] = [];
+    const log = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+    const statuses: number[] = [];
+    // the global limit (2 here) on a data route, then the auth limit (3) on the login route
+    const tight = await listen(gatewayWith({ points: 2, log }));
+    for (let i = 0; i < 3; i++)
+      statuses.push((await call(tight, 'GET', '/api/data/t', { 'x-forwarded-for': '10.9.9.7' })).status);
+    const roomy = await listen(gatewayWith({ points: 100, log }));
+    for (let i = 0; i < 4; i++)
+      statuses.push(
+        (await call(roomy, 'POST', '/api/userAuth/login', { 'x-forwarded-for': '10.9.9.6' })).status,
+      );
+    expect(statuses).toEqual([401, 401, 429, 401, 401, 401, 429]);
+    const completed = lines.filter((l) => l.msg === 'request completed');
+    const status = (l: Record<string, unknown>) => (l.res as { statusCode: number }).statusCode;
+    expect(completed.filter((l) => status(l) === 429).map((l) => [l.clientIp, l.limiter])).toEqual([
+      ['10.9.9.7', 'global'],
+      ['10.9.9.6', 'auth'],
+    ]);
+    const answered = completed.filter((l) => status(l) === 401);
+    expect(answered).toHaveLength(5);
+    for (const l of answered) expect(l).not.toHaveProperty('clientIp');
   });
 
   it('keeps every rate-limit key in Redis with a TTL', async () => {
