@@ -76,6 +76,14 @@ describe('data: list filters, sorting and pagination', () => {
     expect((await list(`name_in=${Array(101).fill('q').join(',')}`)).status).toBe(400);
   });
 
+  it('refuses the regex syntax one of the stores cannot run, on every store (400 UNSUPPORTED_REGEX)', async () => {
+    for (const pattern of ['(?<first>a)pple', '\\p{L}+', '(?i)APPLE', '(?i:APPLE)']) {
+      const r = await list(`name_regex=${encodeURIComponent(pattern)}`);
+      expect([pattern, r.status, r.body.code]).toEqual([pattern, 400, 'UNSUPPORTED_REGEX']);
+    }
+    expect(await names(`name_regex=${encodeURIComponent('^(?:b)an')}`)).toEqual(['banana']);
+  });
+
   it('takes 100 query parameters and refuses 101 (400 VALIDATION_FAILED), as every service does', async () => {
     // distinct filters on a collection without a schema (each an equality no document meets)
     const loose = (n: number) =>

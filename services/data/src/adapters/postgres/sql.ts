@@ -1,5 +1,6 @@
 import { errors } from '@baas/common';
 import type { Condition, Keyset, SortKey, Value } from '../../domain/documents/query';
+import { refuseUnportableRegex } from '../../domain/documents/list-query';
 
 /**
  * Translates the domain's query language to SQL over the `documents` table: system fields are
@@ -94,13 +95,12 @@ function pathExists(field: string, filter: string | undefined, params: Params): 
   return /(^|\.)\d+(\.|$)/.test(field) ? `(${one(false)} OR ${one(true)})` : one(false);
 }
 
-/** JavaScript regex syntax where POSIX ARE differs; what cannot be translated is refused. */
+/**
+ * JavaScript regex syntax where POSIX ARE differs; what cannot be translated is refused (the
+ * domain refuses it first, on every store).
+ */
 export function toPosixRegex(pattern: string): string {
-  if (/\(\?<[^=!]|\\k<|\\p\{|\\P\{|\(\?[a-z]/.test(pattern))
-    throw errors.badRequest(
-      'UNSUPPORTED_REGEX',
-      'Named groups, \\p{...} and inline flags are not supported in _regex',
-    );
+  refuseUnportableRegex(pattern);
   // \b and \B are word boundaries in JavaScript; in ARE they are \y and \Y (\b is a backspace).
   return pattern.replace(/\\\\|\\b|\\B/g, (m) => (m === '\\b' ? '\\y' : m === '\\B' ? '\\Y' : m));
 }

@@ -91,6 +91,22 @@ describe('list query parsing', () => {
     expect(fails(`name_in=${Array(101).fill('x').join(',')}`)).toBe(true);
   });
 
+  it('refuses the regex syntax PostgreSQL cannot run, on every store, with UNSUPPORTED_REGEX', () => {
+    const code = (pattern: string) => {
+      try {
+        q(`name_regex=${encodeURIComponent(pattern)}`);
+        return 'accepted';
+      } catch (e) {
+        return (e as { code: string }).code;
+      }
+    };
+    for (const pattern of ['(?<word>a)', '(?<w>a)\\k<w>', '\\p{L}', '\\P{L}', '(?i)a', '(?i:a)'])
+      expect([pattern, code(pattern)]).toEqual([pattern, 'UNSUPPORTED_REGEX']);
+    // lookarounds, \b and ordinary groups are portable
+    for (const pattern of ['(?<=a)b', '(?<!a)b', '(?=a)', '(?:ab)+', '\\bword\\b', '^(a|b)'])
+      expect([pattern, code(pattern)]).toEqual([pattern, 'accepted']);
+  });
+
   it.each([
     '$where=1',
     'a[$ne]=x',

@@ -17,6 +17,21 @@ export const REGEX_MAX_LENGTH = 100;
 export const IN_MAX_VALUES = 100;
 const MAX_SORT_FIELDS = 5;
 
+/**
+ * `_regex` syntax refused on every store, since PostgreSQL's regular expressions cannot say it:
+ * named groups and references to them, Unicode property classes, inline flags and modifiers.
+ * MongoDB would run some of these; one API whatever the store (400 `UNSUPPORTED_REGEX`).
+ */
+const UNPORTABLE_REGEX = /\(\?<[^=!]|\\k<|\\p\{|\\P\{|\(\?[a-z]/;
+
+export function refuseUnportableRegex(pattern: string): void {
+  if (UNPORTABLE_REGEX.test(pattern))
+    throw errors.badRequest(
+      'UNSUPPORTED_REGEX',
+      'Named groups, \\p{...} and inline flags are not supported in _regex',
+    );
+}
+
 /** Dotted field paths only: a query-string key can never name an operator or a prototype. */
 const FIELD_RE = /^[A-Za-z_][A-Za-z0-9_]{0,63}(\.[A-Za-z0-9_]{1,64}){0,4}$/;
 const RESERVED_PARAMS = new Set(['page', 'limit', 'sort', 'include_deleted', 'cursor']);
@@ -143,6 +158,7 @@ function condition(
     }
     case '_regex': {
       if (raw.length > REGEX_MAX_LENGTH) invalid(param, `regex longer than ${REGEX_MAX_LENGTH} characters`);
+      refuseUnportableRegex(raw);
       try {
         new RegExp(raw);
       } catch {
