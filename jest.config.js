@@ -12,4 +12,6 @@ module.exports = {
   forceExit: true,
   // A global option: the tiers' own testTimeout is ignored when they run as projects.
   testTimeout: 60000,
+  // In CI, a file still running after minutes is named while it runs (test/support/slow-file-reporter.js).
+  reporters: ['default', ...(process.env.CI ? ['<rootDir>/test/support/slow-file-reporter.js'] : [])],
 };

@@ -4,4 +4,6 @@ module.exports = {
   displayName: 'e2e',
   testMatch: ['<rootDir>/test/e2e/**/*.test.ts'],
   globalSetup: '<rootDir>/test/support/e2e-global-setup.ts',
+  // before each file: every process of the stack answers (a wedged one fails the file at once)
+  setupFilesAfterEnv: ['<rootDir>/test/support/e2e-stack-check.ts'],
 };

