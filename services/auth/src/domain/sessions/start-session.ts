@@ -13,7 +13,8 @@ export interface IssuedTokens {
 
 /**
  * A new login: a new rotation family (never one the client brought along) and its first tokens;
- * `record`, the sign-in's audit entry, is written with the session.
+ * `record`, the sign-in's audit entry, is written with the session. The access token is signed
+ * first: a sign-in that cannot get its token stores no session and no "signed in" entry.
  */
 export async function startSession(
   deps: AuthDeps,
@@ -24,6 +25,7 @@ export async function startSession(
   const now = deps.clock();
   const familyId = deps.ids.familyId();
   const refreshToken = newRootRefreshToken();
+  const access = await accessFor(deps, projectId, user, familyId);
   await deps.sessions.startFamily(
     {
       id: familyId,
@@ -42,7 +44,7 @@ export async function startSession(
     },
     record,
   );
-  return { ...(await accessFor(deps, projectId, user, familyId)), refreshToken };
+  return { ...access, refreshToken };
 }
 
 export async function accessFor(deps: AuthDeps, projectId: ProjectId, user: User, familyId: string) {
