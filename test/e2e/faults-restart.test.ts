@@ -123,6 +123,11 @@ describe('faults: servers restart under load', () => {
         await new Promise((res) => setTimeout(res, 20));
       }
     })();
+    // a failed wait below ends the test: the load must end with it, not go on through later files
+    stops.push(async () => {
+      stop = true;
+      await load;
+    });
     await until(() => acknowledged.length >= 10, 15_000, 'writes before the restarts');
     await nats.restart(1000);
     await until(() => acknowledged.length >= 20, 15_000, 'writes after the NATS restart');
@@ -206,14 +211,22 @@ describe('faults: servers restart under load', () => {
     const load = (async () => {
       while (!stop) {
         const started = Date.now();
-        const r = await fetch(`${gw.url}/api/data/none`, {
+        const status = await fetch(`${gw.url}/api/data/none`, {
           headers: { 'x-forwarded-for': `10.77.${Math.floor(Math.random() * 250)}.1` },
-        });
+          signal: AbortSignal.timeout(10_000),
+        }).then(
+          (r) => r.status,
+          () => 0,
+        );
         slowest = Math.max(slowest, Date.now() - started);
-        statuses.push(r.status);
+        statuses.push(status);
         await new Promise((res) => setTimeout(res, 20));
       }
     })();
+    stops.push(async () => {
+      stop = true;
+      await load;
+    });
     await until(() => statuses.length >= 20, 10_000, 'requests before the restart');
     await redisServer.restart(1000);
     const before = statuses.length;

@@ -155,6 +155,11 @@ describe('faults: events are never lost', () => {
         await new Promise((res) => setTimeout(res, 20));
       }
     })();
+    // a failed wait below ends the test: the load must end with it, not go on through later files
+    cleanups.push(async () => {
+      stop = true;
+      await load;
+    });
     await until(() => acknowledged.length >= 10, 10_000, 'writes before the faults');
     await natsProxy.cut();
     await until(() => acknowledged.length >= 20, 10_000, 'writes while NATS is away');

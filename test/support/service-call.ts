@@ -9,6 +9,8 @@ export const TEST_SETTINGS = {
   limits: { storageBytes: 1e8, documents: 1e5, mailMonthly: 1000 },
 };
 
+const CALL_TIMEOUT_MS = 30_000;
+
 export interface ServiceResult {
   status: number;
   body: Record<string, unknown>;
@@ -40,6 +42,8 @@ export async function callService(
     method,
     headers: { 'x-gateway-assertion': assertion, ...(body ? { 'content-type': 'application/json' } : {}) },
     body: body ? JSON.stringify(body) : undefined,
+    // a server that a fault test cut off must fail the call, never hang it (and the test's loop)
+    signal: AbortSignal.timeout(CALL_TIMEOUT_MS),
   });
   const text = await r.text();
   return { status: r.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
