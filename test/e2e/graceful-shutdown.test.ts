@@ -6,11 +6,12 @@ import { dataProject } from './data-support';
 
 const env = stackEnv();
 const GRACE_SECONDS = 8;
+const CONNECTIONS = 8;
 
 /**
  * SIGTERM under keep-alive traffic, as a rolling update stops a pod while its clients (an
- * ingress, the gateway's pool) still hold connections: every request gets an answer, each
- * answer after the signal tells the client to close, and the process finishes its shutdown
+ * ingress, the gateway's pool) still hold connections: every request gets an answer or is
+ * refused, each answer once it drains tells the client to close, and the process finishes its shutdown
  * (closers included) and exits 0 well inside its grace period. Before, a connection busy at the
  * signal stayed open after its answer, the server never finished closing, and the process
  * exited 1 at the end of the grace period without draining NATS or closing its pools.
@@ -35,7 +36,7 @@ describe('graceful shutdown', () => {
       RATE_LIMIT_GLOBAL_POINTS: '1000000',
     });
     await gw.start();
-    const agent = new http.Agent({ keepAlive: true, maxSockets: 8 });
+    const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS });
     const answers: Array<{ status: number; connection: string | undefined }> = [];
     let refused = 0;
     const once = () =>
@@ -64,7 +65,7 @@ describe('graceful shutdown', () => {
       });
     let sending = true;
     // eight connections, each sending its next request as soon as the last is answered
-    const clients = Array.from({ length: 8 }, async () => {
+    const clients = Array.from({ length: CONNECTIONS }, async () => {
       while (sending) await once();
     });
     try {
@@ -78,8 +79,13 @@ describe('graceful shutdown', () => {
       expect(exit).toEqual({ code: 0, signal: null });
       expect(seconds).toBeLessThan(GRACE_SECONDS / 2);
       expect(answers.every((a) => a.status === 200)).toBe(true);
-      // the last answers (after the signal) asked the clients to close their connections
-      expect(answers.slice(signalled).some((a) => a.connection === 'close')).toBe(true);
+      // Once the gateway drains, each answer asks its client to close the connection. Only the
+      // answers it gave between the signal and its handler kept theirs (at most about one per
+      // connection). On a loaded machine the handler may run while no request is in flight,
+      // so that no answer at all says close: the clients' next requests are refused instead.
+      // (packages/common/src/http/drain.test.ts checks the header on a request in flight.)
+      const kept = answers.slice(signalled).filter((a) => a.connection !== 'close');
+      expect(kept.length).toBeLessThanOrEqual(2 * CONNECTIONS);
       expect(refused).toBeGreaterThan(0);
     } finally {
       sending = false;
