@@ -11,8 +11,8 @@ const CONNECTIONS = 8;
 /**
  * SIGTERM under keep-alive traffic, as a rolling update stops a pod while its clients (an
  * ingress, the gateway's pool) still hold connections: every request gets an answer or is
- * refused, each answer once it drains tells the client to close, and the process finishes its shutdown
- * (closers included) and exits 0 well inside its grace period. Before, a connection busy at the
+ * refused, each answer once it drains tells the client to close, and the process finishes its
+ * shutdown (closers included) and exits 0 well inside its grace period. Before, a connection busy at the
  * signal stayed open after its answer, the server never finished closing, and the process
  * exited 1 at the end of the grace period without draining NATS or closing its pools.
  */

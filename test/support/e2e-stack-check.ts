@@ -1,5 +1,5 @@
 import { stackEnv } from './stack-env';
-import { REQUEST_TIMEOUT_MS, stackNotReady, WAIT_MS } from './stack-readiness';
+import { STACK_CHECK_MAX_MS, stackNotReady } from './stack-readiness';
 
 /**
  * Before each e2e file (jest.e2e.config.js's setupFilesAfterEnv): every process of the stack
@@ -8,14 +8,11 @@ import { REQUEST_TIMEOUT_MS, stackNotReady, WAIT_MS } from './stack-readiness';
  * timeout (a wedged service can turn the e2e tier into an hour of timeouts). A service that an
  * earlier file restarted gets a moment to come back.
  */
-beforeAll(
-  async () => {
-    const problems = await stackNotReady(stackEnv());
-    if (problems.length > 0)
-      throw new Error(
-        `The stack is not ready before this file (${problems.join('; ')}); ` +
-          '`npm run up` starts what stopped',
-      );
-  },
-  WAIT_MS + 6 * REQUEST_TIMEOUT_MS + 5_000,
-);
+beforeAll(async () => {
+  const problems = await stackNotReady(stackEnv());
+  if (problems.length > 0)
+    throw new Error(
+      `The stack is not ready before this file (${problems.join('; ')}); ` +
+        '`npm run up` starts what stopped',
+    );
+}, STACK_CHECK_MAX_MS + 5_000);

@@ -10,8 +10,10 @@ const SERVICES = [
   ['mail', 'MAIL_URL'],
   ['janitor', 'JANITOR_URL'],
 ] as const;
-export const WAIT_MS = 20_000;
-export const REQUEST_TIMEOUT_MS = 3_000;
+const WAIT_MS = 20_000;
+const REQUEST_TIMEOUT_MS = 3_000;
+/** The longest stackNotReady can take: the wait, then one more round of timed-out requests. */
+export const STACK_CHECK_MAX_MS = WAIT_MS + SERVICES.length * REQUEST_TIMEOUT_MS + 1_000;
 
 async function answer(url: string): Promise<string | null> {
   try {
