@@ -57,6 +57,8 @@ export function receiveUpload(req: Request, opts: ReceiveOptions): Promise<Uploa
     let settled = false;
     let stored = false;
     let received = 0;
+    /** busboy's verdict that the body is malformed (it breaks off, a part header is bad). */
+    let malformed: AppError | undefined;
     const fail = (e: AppError | Error): void => {
       if (settled) return;
       settled = true;
@@ -96,7 +98,15 @@ export function receiveUpload(req: Request, opts: ReceiveOptions): Promise<Uploa
           stored = true;
           resolve(r);
         },
-        (e: unknown) => fail(e as Error),
+        (e: unknown) => {
+          if (isAppError(e)) return fail(e);
+          // A body that breaks off inside the file: busboy fails the file's stream with its own
+          // Error ("Unexpected end of form") and, in the same call, queues the same verdict on
+          // itself. Its 'error' has run by the next turn of the loop: the client's mistake is
+          // then a 400, and any other failure of the upload (the spool, the object store) stays
+          // what it is.
+          setImmediate(() => fail(malformed ?? (e as Error)));
+        },
       );
     });
     bb.on('close', () => {
@@ -104,6 +114,7 @@ export function receiveUpload(req: Request, opts: ReceiveOptions): Promise<Uploa
     });
     bb.on('error', (e) => {
       const err = isAppError(e) ? e : errors.badRequest('MALFORMED_MULTIPART', 'Malformed multipart body');
+      malformed = err;
       if (file) file.destroy(err);
       else fail(err);
     });

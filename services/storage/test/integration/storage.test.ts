@@ -139,6 +139,29 @@ describe.each<Driver>(['s3', 'local'])('storage service with the %s driver', (dr
     expect(await recordsOf(pid)).toEqual([]);
   });
 
+  it.each([
+    ['inside the file', 'x'],
+    ['after the file, before the closing boundary', 'x\r\n'],
+    ['inside a part header', ''],
+  ])(
+    'answers 400 MALFORMED_MULTIPART to a body that breaks off %s, leaving nothing behind',
+    async (_, tail) => {
+      const pid = newProjectId();
+      const boundary = 'brokenoff';
+      const head =
+        tail === ''
+          ? `--${boundary}\r\nContent-Disposition: form-data; name="file"; filena`
+          : `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\n` +
+            `Content-Type: text/plain\r\n\r\n${tail}`;
+      const r = await upload(pid, head, {
+        headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+      });
+      expect(r).toMatchObject({ status: 400, body: { success: false, code: 'MALFORMED_MULTIPART' } });
+      expect(await objectsOf(pid)).toEqual([]);
+      expect(await recordsOf(pid)).toEqual([]);
+    },
+  );
+
   it('accepts exactly the size limit and refuses one byte more with 413, leaving nothing behind', async () => {
     const pid = newProjectId();
     const ok = await upload(pid, form(randomBytes(MAX), 'big.bin', 'application/octet-stream'));
