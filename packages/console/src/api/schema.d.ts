@@ -3542,7 +3542,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["Error400_MALFORMED_URL"];
+            400: components["responses"]["Error400_MALFORMED_URL_VALIDATION_FAILED"];
             401: components["responses"]["Error401_INVALID_API_KEY_MISSING_API_KEY"];
             403: components["responses"]["Error403_ORIGIN_NOT_ALLOWED"];
             404: components["responses"]["Error404_USER_NOT_FOUND"];

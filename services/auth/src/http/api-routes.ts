@@ -592,7 +592,8 @@ export const authApiRoutes = defineRoutes([
         }),
       },
     },
-    errors: { 404: ['USER_NOT_FOUND'] },
+    // text PostgreSQL cannot hold (a NUL, an unpaired surrogate) is refused as it is in a filter
+    errors: { 400: ['VALIDATION_FAILED'], 404: ['USER_NOT_FOUND'] },
   },
   {
     method: 'put',
