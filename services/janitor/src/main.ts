@@ -15,7 +15,7 @@ import {
 import { loadJanitorConfig } from './config';
 import { RedisLease } from './adapters/redis-lease';
 import { NatsCommandSender } from './adapters/nats-command-sender';
-import { runSweep, sweepTasks } from './domain/sweep';
+import { firstSweepDelaySeconds, runSweep, sweepTasks } from './domain/sweep';
 import { sweepMetrics } from './metrics';
 
 async function main(): Promise<void> {
@@ -63,7 +63,7 @@ async function main(): Promise<void> {
       .catch((err: unknown) => logger.error({ err }, 'sweep failed'));
   };
   const timer = setInterval(tick, config.JANITOR_INTERVAL_SECONDS * 1000);
-  tick();
+  const first = setTimeout(tick, firstSweepDelaySeconds(config.JANITOR_INTERVAL_SECONDS) * 1000);
 
   await runService({
     name: 'janitor',
@@ -77,6 +77,7 @@ async function main(): Promise<void> {
         close: async () => {
           stopped = true;
           clearInterval(timer);
+          clearTimeout(first);
           await current;
         },
       },

@@ -1,5 +1,5 @@
 import { createLogger, type JanitorReply } from '@baas/common';
-import { runSweep, sweepTasks, type SweepObserver } from './sweep';
+import { firstSweepDelaySeconds, runSweep, sweepTasks, type SweepObserver } from './sweep';
 import type { CommandSender, Lease } from '../ports';
 
 const logger = createLogger('test', 'silent');
@@ -109,5 +109,14 @@ describe('runSweep', () => {
     expect(o.failures).toEqual(['purge-trash']);
     expect(o.processed).toMatchObject({ 'sweep-orphans': 1, 'purge-expired': 1 });
     expect(o.processed).not.toHaveProperty('purge-trash');
+  });
+});
+
+describe('firstSweepDelaySeconds', () => {
+  it('waits 30 s after start, or one interval when that is shorter', () => {
+    expect(firstSweepDelaySeconds(300)).toBe(30);
+    expect(firstSweepDelaySeconds(31)).toBe(30);
+    expect(firstSweepDelaySeconds(30)).toBe(30);
+    expect(firstSweepDelaySeconds(1)).toBe(1);
   });
 });

@@ -30,6 +30,19 @@ export function sweepTasks(cfg: { trashGraceSeconds: number; orphanGraceSeconds:
   ];
 }
 
+/** How long a starting janitor waits before its first sweep, at most. */
+export const FIRST_SWEEP_DELAY_MAX_SECONDS = 30;
+
+/**
+ * Seconds from start to the first sweep: a short settling time (or one interval when that is
+ * shorter). Started with the services it commands, as in a fresh cluster or `npm run up`, an
+ * immediate sweep met owners not yet subscribed: every task failed with "no responders", logged as
+ * an error, on every start.
+ */
+export function firstSweepDelaySeconds(intervalSeconds: number): number {
+  return Math.min(intervalSeconds, FIRST_SWEEP_DELAY_MAX_SECONDS);
+}
+
 export interface SweepObserver {
   processed(task: string, n: number): void;
   failed(task: string): void;
