@@ -103,12 +103,14 @@ const TEMPLATE_KEY = `sweep-${Date.now().toString(36)}`;
 /** A console account the sweep's valid-looking bodies may create; removed at the end. */
 const ACCOUNT_EMAIL = `sweep.made.${Date.now().toString(36)}@example.test`;
 
+/** An address of this run's own, so that no per-account limit (kept in Redis) carries over. */
+const RUN_EMAIL = `sweep.${Date.now().toString(36)}@example.test`;
+
 /** The body each field's probes start from: the document's example, made this run's own. */
 function exampleOf(op: Operation): Record<string, unknown> {
   const example = { ...((op.json?.example ?? {}) as Record<string, unknown>) };
+  if (typeof example.email === 'string') example.email = RUN_EMAIL;
   if (op.method === 'POST' && op.path === '/api/admin/console/accounts') example.email = ACCOUNT_EMAIL;
-  if (typeof example.email === 'string' && op.path.startsWith('/api/userAuth/signup'))
-    example.email = `sweep.${Date.now().toString(36)}@example.test`;
   return example;
 }
 
