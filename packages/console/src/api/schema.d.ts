@@ -2981,6 +2981,29 @@ export interface components {
                 };
             };
         };
+        /** @description Service unavailable: `MAIL_DELIVERY_FAILED`, `SERVICE_UNAVAILABLE`. */
+        Error503_MAIL_DELIVERY_FAILED_SERVICE_UNAVAILABLE: {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "error": "Service unavailable",
+                 *       "message": "Service unavailable",
+                 *       "code": "MAIL_DELIVERY_FAILED",
+                 *       "requestId": "3f2a0c4e-8d1b-4c5e-9a7f-2b6d1e0c9a55"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorBody"] & {
+                    /** @enum {string} */
+                    code?: "MAIL_DELIVERY_FAILED" | "SERVICE_UNAVAILABLE";
+                };
+            };
+        };
         /** @description Service unavailable: `SERVICE_UNAVAILABLE`. */
         Error503_SERVICE_UNAVAILABLE: {
             headers: {
@@ -7376,7 +7399,7 @@ export interface operations {
             429: components["responses"]["Error429_MAIL_LIMIT_EXCEEDED_RATE_LIMITED"];
             500: components["responses"]["Error500_INTERNAL"];
             502: components["responses"]["Error502_BAD_GATEWAY_MAIL_DELIVERY_FAILED"];
-            503: components["responses"]["Error503_SERVICE_UNAVAILABLE"];
+            503: components["responses"]["Error503_MAIL_DELIVERY_FAILED_SERVICE_UNAVAILABLE"];
             504: components["responses"]["Error504_GATEWAY_TIMEOUT"];
         };
     };
@@ -7832,7 +7855,7 @@ export interface operations {
             429: components["responses"]["Error429_MAIL_LIMIT_EXCEEDED_RATE_LIMITED"];
             500: components["responses"]["Error500_INTERNAL"];
             502: components["responses"]["Error502_BAD_GATEWAY_MAIL_DELIVERY_FAILED"];
-            503: components["responses"]["Error503_SERVICE_UNAVAILABLE"];
+            503: components["responses"]["Error503_MAIL_DELIVERY_FAILED_SERVICE_UNAVAILABLE"];
             504: components["responses"]["Error504_GATEWAY_TIMEOUT"];
         };
     };

@@ -108,6 +108,7 @@ const sendErrors = {
   400: ['RECIPIENT_REJECTED', 'EMPTY_SUBJECT', 'EMPTY_BODY', 'TEMPLATE_TOO_COMPLEX'],
   429: ['MAIL_LIMIT_EXCEEDED'],
   502: ['MAIL_DELIVERY_FAILED'],
+  503: ['MAIL_DELIVERY_FAILED'],
 };
 const messageView = z.object({
   id: hexId,

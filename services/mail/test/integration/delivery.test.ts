@@ -49,7 +49,7 @@ describe('SMTP failures', () => {
     }
   });
 
-  it('answers 502 when the server stays unreachable, releases the usage and records mail.failed', async () => {
+  it('answers 503 with Retry-After when the server stays unreachable, releases the usage and records mail.failed', async () => {
     const p = newProjectId();
     const unreachable = new SmtpMailer({
       host: '127.0.0.1',
@@ -61,8 +61,9 @@ describe('SMTP failures', () => {
     h.deps.mailer = unreachable;
     try {
       const r = await sendAs(h, p, { to: uniqueAddress('down'), subject: 's', text: 't' });
-      expect(r.status).toBe(502);
+      expect(r.status).toBe(503);
       expect(r.body.code).toBe('MAIL_DELIVERY_FAILED');
+      expect(r.headers.get('retry-after')).toBe('5');
       expect(await h.stored.usage(p, month())).toBe(0);
       const [stored] = await h.stored.messages(p);
       expect(stored).toMatchObject({ status: 'failed', attempts: 3 });

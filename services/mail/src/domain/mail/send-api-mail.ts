@@ -15,6 +15,9 @@ import { deliver, type DeliveryRequest } from './deliver';
 import { renderMail, type MailContent, type RenderedMail } from './render';
 import { sanitizeVariables } from './sanitize-variables';
 
+/** What a 503 for a mail server that could not take the message asks a client to wait. */
+const MAIL_RETRY_AFTER_SECONDS = 5;
+
 /** Body of POST /api/mail/send. Unknown fields (cc, bcc, from, headers...) are refused. */
 export const sendMailSchema = z
   .object({
@@ -148,12 +151,20 @@ export async function sendCounted(
         'RECIPIENT_REJECTED',
         `The mail server refused the recipient: ${result.error.message}`,
       );
+    // A refusal is the mail server's answer (502); a server that could not be reached, or that
+    // deferred the message (a 4xx reply), after every attempt is a dependency away: 503, retry.
+    if (result.error.permanent)
+      throw new AppError(
+        502,
+        'MAIL_DELIVERY_FAILED',
+        `The mail server refused the message: ${result.error.message}`,
+      );
     throw new AppError(
-      502,
+      503,
       'MAIL_DELIVERY_FAILED',
-      result.error.permanent
-        ? `The mail server refused the message: ${result.error.message}`
-        : 'The mail server could not be reached; the message was not sent',
+      'The mail server could not be reached or deferred the message; it was not sent, please retry',
+      undefined,
+      { 'Retry-After': String(MAIL_RETRY_AFTER_SECONDS) },
     );
   }
   return { id: result.id, provider: deps.mailer.provider, monthlyUsage: usage.count, monthlyLimit: limit };
