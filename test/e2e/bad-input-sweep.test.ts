@@ -1,7 +1,6 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { csrfTokenFor } from '@baas/common';
 import { ADMIN_TOKEN, BASE_URL, randomIp, send } from '../support/e2e';
+import { operations, propertiesOf, schemesOf, type Operation } from '../support/openapi-operations';
 import { dataProject, type DataProject } from './data-support';
 
 /**
@@ -13,84 +12,6 @@ import { dataProject, type DataProject } from './data-support';
  * contract's error body, never a 5xx, and must be one the document describes (`send` holds every
  * answer to it). The failures are collected and reported together, request by request.
  */
-
-interface Operation {
-  method: string;
-  path: string;
-  security: Array<Record<string, unknown>>;
-  query: string[];
-  pathParams: string[];
-  json?: { schema: Schema; example?: unknown };
-  multipart: boolean;
-}
-
-interface Schema {
-  $ref?: string;
-  type?: string | string[];
-  properties?: Record<string, Schema>;
-  anyOf?: Schema[];
-  oneOf?: Schema[];
-  allOf?: Schema[];
-}
-
-interface Parameter {
-  name: string;
-  in: string;
-}
-
-/** What the sweep reads of an operation in the document. */
-interface DocumentOperation {
-  responses?: unknown;
-  security?: Operation['security'];
-  parameters?: Parameter[];
-  requestBody?: { content?: Record<string, { schema: Schema & { example?: unknown }; example?: unknown }> };
-}
-
-const document = JSON.parse(
-  readFileSync(join(__dirname, '..', '..', 'services', 'gateway', 'openapi.json'), 'utf8'),
-) as {
-  security?: Operation['security'];
-  paths: Record<string, Record<string, DocumentOperation | Parameter[]>>;
-  components?: { schemas?: Record<string, Schema> };
-};
-
-function resolve(s: Schema | undefined): Schema | undefined {
-  if (!s?.$ref) return s;
-  return resolve(document.components?.schemas?.[s.$ref.replace('#/components/schemas/', '')]);
-}
-
-/** The top-level properties a body schema names (through refs and unions). */
-function propertiesOf(s: Schema | undefined): string[] {
-  const r = resolve(s);
-  if (!r) return [];
-  const own = Object.keys(r.properties ?? {});
-  const nested = [...(r.anyOf ?? []), ...(r.oneOf ?? []), ...(r.allOf ?? [])].flatMap(propertiesOf);
-  return [...new Set([...own, ...nested])];
-}
-
-const isOperation = (v: DocumentOperation | Parameter[] | undefined): v is DocumentOperation =>
-  typeof v === 'object' && !Array.isArray(v) && v.responses !== undefined;
-
-const operations: Operation[] = Object.entries(document.paths).flatMap(([path, item]) => {
-  const shared = Array.isArray(item.parameters) ? item.parameters : [];
-  return Object.entries(item).flatMap(([method, op]): Operation[] => {
-    if (!isOperation(op)) return [];
-    const params = [...shared, ...(op.parameters ?? [])];
-    const content = op.requestBody?.content ?? {};
-    const json = content['application/json'];
-    return [
-      {
-        method: method.toUpperCase(),
-        path,
-        security: op.security ?? document.security ?? [],
-        query: params.filter((p) => p.in === 'query').map((p) => p.name),
-        pathParams: params.filter((p) => p.in === 'path').map((p) => p.name),
-        ...(json && { json: { schema: json.schema, example: json.example ?? json.schema.example } }),
-        multipart: content['multipart/form-data'] !== undefined,
-      },
-    ];
-  });
-});
 
 /**
  * Operations left out: rotating the platform's signing key has no input to get wrong, and its
@@ -241,7 +162,7 @@ interface Probe {
  * both ways (row-level security runs only for a user).
  */
 function credentials(op: Operation, f: Fixture, project: DataProject): Array<Record<string, string>> {
-  const schemes = op.security.flatMap((s) => Object.keys(s));
+  const schemes = schemesOf(op);
   if (schemes.includes('consoleSession')) return [f.console];
   if (!schemes.includes('apiKey')) return [{}];
   const key = op.path.startsWith('/api/userAuth') ? project.publishableKey : project.secretKey;

@@ -1,9 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { assertionPrivateKey, signAssertion, trustedProjectId, type ServiceName } from '@baas/common';
 import { faultDatabase } from '../support/fault-store';
 import { infra } from '../support/infra';
+import { operations as documented, schemesOf } from '../support/openapi-operations';
 import { freePort, ServiceProcess } from '../support/service-process';
 import { TEST_SETTINGS } from '../support/service-call';
 import { stackEnv, stackSecret } from '../support/stack-env';
@@ -21,17 +20,7 @@ import { TcpProxy } from '../support/tcp-proxy';
  * the proxy comes back and the service must answer as before, by itself.
  */
 
-interface DocumentOperation {
-  responses?: unknown;
-  security?: Array<Record<string, unknown>>;
-  'x-baas-service'?: string;
-  requestBody?: { content?: Record<string, { example?: unknown; schema?: { example?: unknown } }> };
-}
-
-const document = JSON.parse(
-  readFileSync(join(__dirname, '..', '..', 'services', 'gateway', 'openapi.json'), 'utf8'),
-) as { security?: DocumentOperation['security']; paths: Record<string, Record<string, DocumentOperation>> };
-
+/** An operation as this sweep sends it: the schemes flattened, the example as the body. */
 interface Operation {
   method: string;
   path: string;
@@ -50,23 +39,15 @@ function ownEmail(example: unknown): unknown {
 }
 
 function operationsOf(service: string): Operation[] {
-  return Object.entries(document.paths).flatMap(([path, item]) =>
-    Object.entries(item).flatMap(([method, op]): Operation[] => {
-      if (typeof op !== 'object' || Array.isArray(op) || !op.responses || op['x-baas-service'] !== service)
-        return [];
-      const content = op.requestBody?.content ?? {};
-      const json = content['application/json'];
-      return [
-        {
-          method: method.toUpperCase(),
-          path,
-          security: (op.security ?? document.security ?? []).flatMap((s) => Object.keys(s)),
-          ...(json && { json: json.example ?? json.schema?.example ?? {} }),
-          multipart: content['multipart/form-data'] !== undefined,
-        },
-      ];
-    }),
-  );
+  return documented
+    .filter((op) => op.service === service)
+    .map((op) => ({
+      method: op.method,
+      path: op.path,
+      security: schemesOf(op),
+      ...(op.json && { json: op.json.example ?? {} }),
+      multipart: op.multipart,
+    }));
 }
 
 /** What an operation is sent: a request the service can answer with its store there. */
