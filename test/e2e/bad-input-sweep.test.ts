@@ -6,11 +6,13 @@ import { dataProject, type DataProject } from './data-support';
 /**
  * Every operation of the OpenAPI document the gateway serves, given input a client can get wrong:
  * path parameters that are not what they name, query parameters of the wrong shape (repeated,
- * bracketed, out of range), bodies that are not JSON, not an object, of the wrong type field by
- * field, nested past any sensible depth, or sent as the wrong content type, and multipart bodies
- * that break off. Each answer must be a 4xx (or a 2xx where the input happens to be valid) in the
- * contract's error body, never a 5xx, and must be one the document describes (`send` holds every
- * answer to it). The failures are collected and reported together, request by request.
+ * bracketed, out of range), list filters that do not parse, bodies that are not JSON, not an
+ * object, of the wrong type field by field, nested past any sensible depth, or sent as the wrong
+ * content type, multipart bodies that break off, and credentials of the right kind with the wrong
+ * content; sent as a platform admin's console session, with the project's key and as an end user.
+ * Each answer must be a 4xx (or a 2xx where the input happens to be valid) in the contract's error
+ * body, never a 5xx, and must be one the document describes (`send` holds every answer to it).
+ * The failures are collected and reported together, request by request.
  */
 
 /**
