@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { assertionPrivateKey, signAssertion, trustedProjectId, type ServiceName } from '@baas/common';
+import type { ServiceName } from '@baas/common';
 import { faultDatabase } from '../support/fault-store';
 import { infra } from '../support/infra';
 import { operations as documented, schemesOf } from '../support/openapi-operations';
 import { freePort, ServiceProcess } from '../support/service-process';
-import { TEST_SETTINGS } from '../support/service-call';
-import { stackEnv, stackSecret } from '../support/stack-env';
+import { serviceAssertion } from '../support/service-call';
+import { stackEnv } from '../support/stack-env';
 import { TcpProxy } from '../support/tcp-proxy';
 
 /**
@@ -63,18 +63,11 @@ const newId = () => randomBytes(12).toString('hex');
  * The assertion the gateway would send: an admin's (with the project, when the path names one),
  * a secret key's, or a public request's.
  */
-async function assertion(service: ServiceName, op: Operation, projectId: string): Promise<string> {
-  const key = assertionPrivateKey(stackSecret('GATEWAY_ASSERTION_PRIVATE_KEY'));
-  const requestId = `down-${randomBytes(4).toString('hex')}`;
+function assertion(service: ServiceName, op: Operation, projectId: string): Promise<string> {
   const admin = op.security.includes('adminToken');
-  const project = {
-    projectId: trustedProjectId(projectId),
-    keyType: 'secret' as const,
-    settings: TEST_SETTINGS,
-  };
   const namesProject = /^\/api\/admin\/projects\/(\{projectId\}|[a-f0-9]{24})/.test(op.path);
   const withProject = op.security.includes('apiKey') || (admin && namesProject);
-  return signAssertion(key, service, { requestId, admin, ...(withProject ? project : {}) });
+  return serviceAssertion(service, { admin, ...(withProject && { projectId }) });
 }
 
 interface Answer {

@@ -17,6 +17,24 @@ export interface ServiceResult {
 }
 
 /**
+ * The assertion the gateway would send to `audience`: an admin's and/or a project's (with its
+ * secret key), signed with the stack's GATEWAY_ASSERTION_PRIVATE_KEY; neither, a public request's.
+ */
+export function serviceAssertion(
+  audience: ServiceName,
+  claims: { projectId?: string; admin?: boolean },
+): Promise<string> {
+  const key = assertionPrivateKey(stackSecret('GATEWAY_ASSERTION_PRIVATE_KEY'));
+  return signAssertion(key, audience, {
+    requestId: `test-${randomBytes(4).toString('hex')}`,
+    admin: claims.admin ?? false,
+    ...(claims.projectId
+      ? { projectId: trustedProjectId(claims.projectId), keyType: 'secret' as const, settings: TEST_SETTINGS }
+      : {}),
+  });
+}
+
+/**
  * A request straight to one service process (bypassing the gateway) with a valid gateway
  * assertion signed with the stack's GATEWAY_ASSERTION_PRIVATE_KEY (from .stack/secrets.env: only
  * the gateway gets it, and tests standing in for the gateway): what fault tests use to drive a
@@ -30,14 +48,7 @@ export async function callService(
   claims: { projectId?: string; admin?: boolean },
   body?: unknown,
 ): Promise<ServiceResult> {
-  const key = assertionPrivateKey(stackSecret('GATEWAY_ASSERTION_PRIVATE_KEY'));
-  const assertion = await signAssertion(key, audience, {
-    requestId: `test-${randomBytes(4).toString('hex')}`,
-    admin: claims.admin ?? false,
-    ...(claims.projectId
-      ? { projectId: trustedProjectId(claims.projectId), keyType: 'secret' as const, settings: TEST_SETTINGS }
-      : {}),
-  });
+  const assertion = await serviceAssertion(audience, claims);
   const r = await fetch(`${base}${path}`, {
     method,
     headers: { 'x-gateway-assertion': assertion, ...(body ? { 'content-type': 'application/json' } : {}) },
