@@ -32,10 +32,20 @@ function userId(deps: DataDeps, caller: Caller): Promise<string> {
 }
 
 /**
+ * A token that is sent must be valid, whether the request needs one or not (docs/api.md): an
+ * ended session, or another project's user, is a 401 even with the secret key or on a collection
+ * without RLS, rather than a request served as if no token had come. Verified once per request.
+ */
+export async function checkSentToken(deps: DataDeps, caller: Caller): Promise<void> {
+  if (caller.bearer !== undefined) await userId(deps, caller);
+}
+
+/**
  * The spec's write-access matrix: secret key always; publishable key only on an RLS collection
  * with a valid Bearer token (403 without RLS, 401 without a valid token).
  */
 export async function writeAccess(deps: DataDeps, caller: Caller, def: CollectionDef): Promise<WriteAccess> {
+  await checkSentToken(deps, caller);
   if (caller.keyType === 'secret') return { kind: 'secret' };
   if (!def.rls.enabled)
     throw errors.forbidden('RLS_REQUIRED', 'Publishable keys can only write to collections with RLS enabled');
@@ -47,6 +57,7 @@ export async function writeAccess(deps: DataDeps, caller: Caller, def: Collectio
  * publishable key sees only the token user's documents (401 without a token).
  */
 export async function readScope(deps: DataDeps, caller: Caller, def: CollectionDef): Promise<Condition> {
+  await checkSentToken(deps, caller);
   if (caller.keyType === 'secret' || !def.rls.enabled || def.rls.mode === 'public-read') return MATCH_ALL;
   return eq(def.rls.ownerField, await userId(deps, caller));
 }

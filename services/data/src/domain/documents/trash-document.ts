@@ -1,7 +1,7 @@
 import { errors } from '@baas/common';
 import type { DataDeps } from '../../ports';
 import { requireCollection } from '../collections/manage-collections';
-import { writeAccess, type Caller } from './access';
+import { checkSentToken, writeAccess, type Caller } from './access';
 import { documentEvents } from './document-events';
 import { and, documentId, documentNotFound } from './filters';
 import { eq } from './query';
@@ -40,6 +40,7 @@ export async function restoreDocument(
 ): Promise<{ doc: Record<string, unknown>; restored: boolean }> {
   const def = await requireCollection(deps, caller.projectId, name);
   if (caller.keyType !== 'secret') throw errors.secretKeyRequired();
+  await checkSentToken(deps, caller);
   const id = documentId(rawId);
   const coll = deps.documents.forProject(caller.projectId).collection(def.name);
   const now = (deps.now ?? (() => new Date()))();
