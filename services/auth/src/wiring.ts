@@ -34,7 +34,6 @@ import { authErrors } from './domain/users/auth-errors';
 import { Argon2Hasher } from './adapters/argon2-hasher';
 import { RedisLoginThrottle } from './adapters/redis-login-throttle';
 import type { OutboxRelayLoop, RelayOptions, StoreAdapters } from './adapters/store-adapters';
-import { auditLogOn } from './adapters/audit-log';
 import { ensureAuthIndexes } from './adapters/indexes';
 import { authMetrics } from './metrics';
 
@@ -139,8 +138,7 @@ export async function wireAuth(
     config.LOGIN_ACCOUNT_MAX_ATTEMPTS,
     config.LOGIN_ACCOUNT_WINDOW_SECONDS,
   );
-  const { users, sessions, schemas, claims, relay } = adapters;
-  const audit = await auditLogOn(store);
+  const { users, sessions, schemas, claims, relay, audit } = adapters;
   const deps: AuthDeps = {
     audit,
     users,

@@ -19,8 +19,9 @@ export async function ensureAuthIndexes(store: ServiceStore): Promise<void> {
   await new MongoProjectRepository(db).ensureIndexes();
   await new MongoCodeClaims(db).ensureIndexes();
   await new MongoUserRepository(db).ensureIndexes();
-  await new MongoSessionRepository(db).ensureIndexes();
-  await new MongoAuditLog(db).ensureIndexes();
+  const audit = new MongoAuditLog(db);
+  await new MongoSessionRepository(db, audit).ensureIndexes();
+  await audit.ensureIndexes();
   const consoleClaims = new MongoConsoleClaims(db);
   const consoleSessions = new MongoConsoleSessionRepository(db);
   const consoleMembers = new MongoConsoleMemberRepository(db, consoleClaims);

@@ -4,6 +4,7 @@ import { MongoProcessedEvents, OutboxRelay } from '@baas/common/mongo';
 import { MongoProjectRepository, objectIdGenerator } from './mongo-project-repository';
 import { MongoUserRepository } from './mongo-user-repository';
 import { MongoSessionRepository } from './mongo-session-repository';
+import { MongoAuditLog } from './mongo-audit-log';
 import { MongoUsersSchemaRepository } from './mongo-users-schema-repository';
 import { MongoCodeClaims } from './mongo-code-claims';
 import { MongoSigningKeyRepository } from './mongo-signing-key-repository';
@@ -27,7 +28,12 @@ export function mongoAdapters(
   const relayRef: { current?: OutboxRelay } = {};
   const projects = new MongoProjectRepository(db, (coll, id) => void relayRef.current?.relayOne(coll, id));
   const users = new MongoUserRepository(db, (coll, id) => void relayRef.current?.relayOne(coll, id));
-  const sessions = new MongoSessionRepository(db, (coll, id) => void relayRef.current?.relayOne(coll, id));
+  const audit = new MongoAuditLog(db);
+  const sessions = new MongoSessionRepository(
+    db,
+    audit,
+    (coll, id) => void relayRef.current?.relayOne(coll, id),
+  );
   const claims = new MongoCodeClaims(db);
   const relayNow = (coll: Collection, id: string) => void relayRef.current?.relayOne(coll, id);
   const consoleClaims = new MongoConsoleClaims(db);
@@ -59,6 +65,7 @@ export function mongoAdapters(
     schemas: new MongoUsersSchemaRepository(db),
     claims,
     signingKeys: new MongoSigningKeyRepository(db),
+    audit,
     console: { accounts: consoleAccounts, sessions: consoleSessions, members: consoleMembers },
     relay,
     processed: new MongoProcessedEvents(db),

@@ -1,10 +1,9 @@
 import type { Collection, Db, Document } from 'mongodb';
 import { type ProjectId } from '@baas/common';
 import { isDuplicateKeyError, pushEvents, type OutboxFields } from '@baas/common/mongo';
-import type { SessionFamily, SessionRepository, StoredRefreshToken } from '../ports';
+import type { AuditLog, SessionFamily, SessionRepository, StoredRefreshToken } from '../ports';
 import { sessionRevoked } from '../domain/sessions/session-revoked';
 import type { AuditEntry } from '../domain/audit/audit-entry';
-import { MongoAuditLog } from './mongo-audit-log';
 
 interface FamilyDoc extends OutboxFields {
   _id: string;
@@ -63,18 +62,18 @@ function toToken(d: TokenDoc): StoredRefreshToken {
 export class MongoSessionRepository implements SessionRepository {
   readonly families: Collection<FamilyDoc>;
   readonly tokens: Collection<TokenDoc>;
-  private readonly audit: MongoAuditLog;
   /**
+   * `audit`: the service's audit log, where a sign-in's entry goes once its session exists.
    * `afterWrite`: a revocation carries its `auth.session_revoked` event in the family document
    * (`_outbox`, the same write); the relay publishes it at once.
    */
   constructor(
     db: Db,
+    private readonly audit: Pick<AuditLog, 'append'>,
     private readonly afterWrite: (coll: Collection<Document>, id: string) => void = () => undefined,
   ) {
     this.families = db.collection<FamilyDoc>('session_families');
     this.tokens = db.collection<TokenDoc>('refresh_tokens');
-    this.audit = new MongoAuditLog(db);
   }
 
   async ensureIndexes(): Promise<void> {

@@ -4,6 +4,7 @@ import { PgAuthDatabase } from './postgres-database';
 import { PgProjectRepository } from './postgres-project-repository';
 import { PgUserRepository } from './postgres-user-repository';
 import { PgSessionRepository } from './postgres-session-repository';
+import { PgAuditLog } from './postgres-audit-log';
 import { PgUsersSchemaRepository } from './postgres-users-schema-repository';
 import { PgCodeClaims } from './postgres-code-claims';
 import { PgSigningKeyRepository } from './postgres-signing-key-repository';
@@ -32,6 +33,7 @@ export function postgresAdapters(
     schemas: new PgUsersSchemaRepository(db),
     claims: new PgCodeClaims(db),
     signingKeys: new PgSigningKeyRepository(db),
+    audit: new PgAuditLog(pool),
     console: {
       accounts: new PgConsoleAccountRepository(db),
       sessions: new PgConsoleSessionRepository(db),

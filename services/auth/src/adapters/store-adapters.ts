@@ -1,5 +1,6 @@
 import type { OutboxObserver, ProcessedEvents } from '@baas/common';
 import type {
+  AuditLog,
   CodeClaims,
   ConsoleAccountRepository,
   ConsoleMemberRepository,
@@ -28,6 +29,8 @@ export interface StoreAdapters {
   schemas: UsersSchemaRepository;
   claims: CodeClaims;
   signingKeys: SigningKeyRepository;
+  /** The audit log; the sessions repository writes a sign-in's entry with its session. */
+  audit: AuditLog;
   /** Console accounts, their sessions, memberships and invitations. */
   console: {
     accounts: ConsoleAccountRepository;
