@@ -160,6 +160,23 @@ describe('document events, trash purge, quota and project deletion', () => {
     for (let i = 0; i < 20; i++) expect(doc[`f${i}`]).toBe(i);
   });
 
+  it('trashes a document once when deletes race: one 200, the others 404, never a 400', async () => {
+    // On MongoDB both writes' markers were upserted at once, and the loser's duplicate key came
+    // back as 400 DUPLICATE_VALUE (found by test/e2e/concurrent-duplicates-sweep.test.ts).
+    for (let round = 0; round < 5; round++) {
+      const p = h.newProject();
+      await register(h, p, 'raced');
+      const id = (await h.call('POST', '/api/data/raced', { projectId: p, body: {} })).body._id;
+      const rs = await Promise.all(
+        Array.from({ length: 8 }, () => h.call('DELETE', `/api/data/raced/${id}`, { projectId: p })),
+      );
+      expect(rs.map((r) => `${r.status} ${r.body?.code ?? ''}`).sort()).toEqual([
+        '200 ',
+        ...Array.from({ length: 7 }, () => '404 DOCUMENT_NOT_FOUND'),
+      ]);
+    }
+  });
+
   it("removes a deleted project's documents, catalogue entries and quota counter, and nothing of another", async () => {
     const p = h.newProject();
     const other = h.newProject();
