@@ -121,8 +121,12 @@ export class MongoTemplateRepository implements TemplateRepository {
   }
 
   async delete(owner: TemplateOwner, key: string): Promise<StoredTemplate | null> {
-    const d = await this.coll.findOneAndDelete({ owner: ownerValue(owner), key });
-    return d ? toTemplate(d) : null;
+    const d = await this.coll.findOne({ owner: ownerValue(owner), key });
+    if (!d) return null;
+    // The delete's count says who deleted it. findOneAndDelete is a find and a delete on FerretDB
+    // 1.x, which hands the document to every caller that races it (each would answer 200).
+    const r = await this.coll.deleteOne({ _id: d._id });
+    return r.deletedCount === 1 ? toTemplate(d) : null;
   }
 
   async deleteAllOfProject(projectId: ProjectId): Promise<number> {

@@ -69,6 +69,20 @@ describe('admin template API', () => {
     expect(again.status).toBe(404);
   });
 
+  it('deletes a template once when deletes race: one 200, the others 404 (found by the concurrent sweep)', async () => {
+    const p = newProjectId();
+    expect((await putProject(p, 'raced', { subject: 'Hi', text: 'Hi' })).status).toBe(201);
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, () =>
+        call(h, 'DELETE', `/api/admin/projects/${p}/mail/templates/raced`, undefined, {
+          projectId: p,
+          admin: true,
+        }),
+      ),
+    );
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 404, 404, 404, 404, 404]);
+  });
+
   it('refuses a project path that differs from the asserted project, and non-admin callers', async () => {
     const p = newProjectId();
     const other = newProjectId();
