@@ -76,6 +76,21 @@ export function isDuplicateKeyError(e: unknown): boolean {
 }
 
 /**
+ * An upsert by a unique key (`_id`), tried once more when it loses a race: two upserts of one
+ * key at once may both try the insert, and the loser gets a duplicate key. MongoDB retries such
+ * an upsert itself only in some cases, FerretDB never. The document exists by then, so the second
+ * try updates it.
+ */
+export async function upsertRacing<T>(write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (e) {
+    if (!isDuplicateKeyError(e)) throw e;
+    return write();
+  }
+}
+
+/**
  * Server error codes that mean the server could not serve the command for reasons of its own
  * (a timeout, a shutdown or step-down, no primary): `failed`. Any other server error refuses the
  * command itself (a duplicate key, a bad value): `rejected`. Errors that are not the server's

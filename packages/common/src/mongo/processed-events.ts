@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Collection, Db } from 'mongodb';
 import type { ClaimResult, ProcessedEvents } from '../events/idempotency';
+import { upsertRacing } from './client';
 
 interface ProcessedDoc {
   _id: string;
@@ -65,10 +66,12 @@ export class MongoProcessedEvents implements ProcessedEvents {
   async complete(consumer: string, eventId: string): Promise<void> {
     const now = new Date();
     // An upsert: a claim released meanwhile by a successor that failed is done all the same.
-    await this.coll.updateOne(
-      { _id: key(consumer, eventId) },
-      { $set: { doneAt: now }, $setOnInsert: { at: now } },
-      { upsert: true },
+    await upsertRacing(() =>
+      this.coll.updateOne(
+        { _id: key(consumer, eventId) },
+        { $set: { doneAt: now }, $setOnInsert: { at: now } },
+        { upsert: true },
+      ),
     );
   }
 

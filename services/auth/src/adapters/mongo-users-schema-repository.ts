@@ -1,5 +1,6 @@
 import type { Collection, Db } from 'mongodb';
 import type { ProjectId } from '@baas/common';
+import { upsertRacing } from '@baas/common/mongo';
 import type { UsersSchemaRepository } from '../ports';
 import type { SchemaField } from '../domain/users/users-schema';
 
@@ -22,7 +23,9 @@ export class MongoUsersSchemaRepository implements UsersSchemaRepository {
   }
 
   async put(projectId: ProjectId, fields: SchemaField[]): Promise<void> {
-    await this.coll.replaceOne({ _id: projectId }, { fields, updatedAt: new Date() }, { upsert: true });
+    await upsertRacing(() =>
+      this.coll.replaceOne({ _id: projectId }, { fields, updatedAt: new Date() }, { upsert: true }),
+    );
   }
 
   async deleteProject(projectId: ProjectId): Promise<void> {

@@ -1,6 +1,6 @@
 import type { Collection, Db } from 'mongodb';
 import type { ProjectId } from '@baas/common';
-import { isDuplicateKeyError } from '@baas/common/mongo';
+import { upsertRacing } from '@baas/common/mongo';
 
 /**
  * What background work has to visit, so it costs what is pending rather than what exists
@@ -64,21 +64,14 @@ export class MongoPendingIndex {
     id: string,
     at: Date,
   ) {
-    const upsert = () =>
+    // two writes of one document may mark it at once
+    await upsertRacing(() =>
       coll.updateOne(
         { _id: key(projectId, collection, id) },
         { $set: { p: projectId, c: collection, d: id, at } },
         { upsert: true },
-      );
-    try {
-      await upsert();
-    } catch (e) {
-      // Two writes of one document mark it at once: both upserts may try the insert, and the
-      // loser gets a duplicate key (FerretDB never retries it, MongoDB not always). The marker is
-      // there now, so the second try updates it.
-      if (!isDuplicateKeyError(e)) throw e;
-      await upsert();
-    }
+      ),
+    );
   }
 
   markOutbox(projectId: ProjectId, collection: string, id: string): Promise<void> {
