@@ -3,11 +3,17 @@ import { csrfTokenFor } from '@baas/common';
 import { Mailpit, uniqueAddress } from '../../services/mail/test/support/mailpit';
 import { ADMIN_TOKEN, BASE_URL, MAIL_API_URL, randomIp, send } from '../support/e2e';
 import { operations, schemesOf, type Operation } from '../support/openapi-operations';
+import { freePort, ServiceProcess } from '../support/service-process';
+import { stackEnv } from '../support/stack-env';
 
 /**
  * The same request sent several times at once is answered as if the copies had come one after
  * another: for every operation of the OpenAPI document, COPIES identical requests go out in a row
- * on what a fixture of their own made, and COPIES more all at once on another fixture made alike.
+ * on what a fixture of their own made, and COPIES more all at once on another fixture made alike,
+ * half of them through a second replica of the whole system (a gateway of its own in front of a
+ * second process of auth, data, storage and mail, on the same databases, NATS and Redis). On
+ * FerretDB, which runs one replica of each data-owning service (docs/operations.md, "Stores and
+ * replica counts"), the second replica is a gateway alone, in front of the stack's services.
  * The two sets of statuses must be the same: a create that collides (the same email, template key
  * or collection) is a 201 once and a refusal for the rest, a delete a success once and a 404 for
  * the rest, a password change (with the old password) or an invitation's acceptance succeed once;
@@ -60,8 +66,9 @@ async function request(
   path: string,
   headers: Record<string, string>,
   body?: unknown,
+  base = BASE_URL,
 ): Promise<Answer> {
-  const r = await send(`${BASE_URL}${path}`, {
+  const r = await send(`${base}${path}`, {
     method,
     headers: { ...headers, ...(body !== undefined && { 'content-type': 'application/json' }) },
     ip: randomIp(),
@@ -308,11 +315,11 @@ function multipart(): FormData {
   return form;
 }
 
-async function copy(op: Operation, f: Fixture): Promise<Answer> {
+async function copy(op: Operation, f: Fixture, base = BASE_URL): Promise<Answer> {
   const path = pathOf(op, f);
   const headers = headersOf(op, f);
   if (op.multipart) {
-    const r = await send(`${BASE_URL}${path}`, {
+    const r = await send(`${base}${path}`, {
       method: op.method,
       headers,
       ip: randomIp(),
@@ -320,18 +327,86 @@ async function copy(op: Operation, f: Fixture): Promise<Answer> {
     });
     return { status: r.status, text: await r.text() };
   }
-  return request(op.method, path, headers, bodyOf(op, f));
+  return request(op.method, path, headers, bodyOf(op, f), base);
+}
+
+/**
+ * Whether the store keeps a conditional write of one document exact across processes:
+ * PostgreSQL and MongoDB do, FerretDB 1.x does not (it says so in `buildInfo`).
+ */
+async function storeTakesReplicas(): Promise<boolean> {
+  const env = stackEnv();
+  if (env.STORE !== 'mongodb') return true;
+  const { MongoClient } = await import('mongodb');
+  const client = await MongoClient.connect(env.MONGO_URL ?? 'mongodb://127.0.0.1:27017');
+  try {
+    const info = await client.db('admin').command({ buildInfo: 1 });
+    return info.ferretdbVersion === undefined;
+  } finally {
+    await client.close();
+  }
+}
+
+/**
+ * The second replica: one more process of each service behind the gateway, as the stack gives
+ * it (its database, S3, SMTP), where the store takes replicas, and a gateway in front of them,
+ * with the stack's admin token and Redis. Stopped in the reverse order.
+ */
+const replicas: ServiceProcess[] = [];
+
+async function secondReplica(services: boolean): Promise<string> {
+  const env = stackEnv();
+  const own = (name: string) => (env[name] ? { [name]: env[name] } : {});
+  const extra: Record<string, Record<string, string>> = {
+    storage: {
+      STORAGE_DRIVER: 's3',
+      ...own('S3_ENDPOINT'),
+      ...own('S3_REGION'),
+      ...own('S3_BUCKET'),
+      ...own('S3_ACCESS_KEY_ID'),
+      ...own('S3_SECRET_ACCESS_KEY'),
+    },
+    mail: { ...own('SMTP_HOST'), ...own('SMTP_PORT') },
+  };
+  // the stack's services, each replaced by a second process where the store takes replicas
+  const urls: Record<string, string> = {
+    AUTH_URL: env.AUTH_URL ?? 'http://127.0.0.1:8081',
+    DATA_URL: env.DATA_URL ?? 'http://127.0.0.1:8082',
+    STORAGE_URL: env.STORAGE_URL ?? 'http://127.0.0.1:8083',
+    MAIL_URL: env.MAIL_URL ?? 'http://127.0.0.1:8084',
+  };
+  for (const service of services ? ['auth', 'data', 'storage', 'mail'] : []) {
+    const proc = new ServiceProcess(service, await freePort(), extra[service] ?? {});
+    await proc.start();
+    replicas.push(proc);
+    urls[`${service.toUpperCase()}_URL`] = proc.url;
+  }
+  const port = await freePort();
+  const gateway = new ServiceProcess('gateway', port, {
+    GATEWAY_PORT: String(port),
+    GATEWAY_METRICS_PORT: String(await freePort()),
+    PLATFORM_ADMIN_TOKEN: ADMIN_TOKEN,
+    TRUST_PROXY: 'loopback',
+    ...urls,
+  });
+  await gateway.start();
+  replicas.push(gateway);
+  return gateway.url;
 }
 
 const counts = (answers: Answer[]) => [...answers.map((a) => a.status)].sort((a, b) => a - b).join(',');
 
 describe('identical requests at once are answered as one after another', () => {
+  let second: string;
+
   beforeAll(async () => {
     const admin = await consoleAccount(true);
     adminSession = await signIn(admin.email);
-  });
+    second = await secondReplica(await storeTakesReplicas());
+  }, 90_000);
 
   afterAll(async () => {
+    while (replicas.length > 0) await replicas.pop()!.stop();
     const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
     for (const k of globalTemplates) await request('DELETE', `/api/admin/mail/templates/${k}`, admin);
     for (const email of consoleEmails) {
@@ -360,7 +435,10 @@ describe('identical requests at once are answered as one after another', () => {
       const f1 = await fixture(op);
       for (let i = 0; i < COPIES; i++) inRow.push(await copy(op, f1));
       const f2 = await fixture(op);
-      const atOnce = await Promise.all(Array.from({ length: COPIES }, () => copy(op, f2)));
+      // every other copy through the second replica
+      const atOnce = await Promise.all(
+        Array.from({ length: COPIES }, (_, i) => copy(op, f2, i % 2 === 1 ? second : BASE_URL)),
+      );
       const failed = [...inRow, ...atOnce].filter((a) => a.status >= 500).map((a) => `${a.status} ${a.text}`);
       expect(failed).toEqual([]);
       expect({ atOnce: counts(atOnce), texts: atOnce.map((a) => a.text.slice(0, 200)) }).toEqual({
