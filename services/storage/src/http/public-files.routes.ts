@@ -28,6 +28,11 @@ export function publicFileRoutes(deps: FileDeps, logger: Logger): Router {
       res.destroy();
     });
   });
+  // another method on a file's URL is no route (as anywhere else), not a missing file: a POST to
+  // a file that is there answered 404 FILE_NOT_FOUND
+  r.all('/:projectId/:name', () => {
+    throw errors.routeNotFound();
+  });
   r.use(() => {
     throw errors.notFound('FILE_NOT_FOUND', 'File not found');
   });

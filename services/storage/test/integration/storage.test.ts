@@ -318,6 +318,25 @@ describe.each<Driver>(['s3', 'local'])('storage service with the %s driver', (dr
     }
   });
 
+  it('answers another method on a public file URL 404 ROUTE_NOT_FOUND, and keeps the file', async () => {
+    const pid = newProjectId();
+    const up = await upload(pid, form(Buffer.from('kept'), 'kept.txt', 'text/plain'));
+    expect(up.status).toBe(201);
+    for (const method of ['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']) {
+      const r = await fetch(`${h.url}/files/${up.body.path}`, {
+        method,
+        headers: { 'x-gateway-assertion': await publicAssertion() },
+      });
+      expect([method, r.status, ((await r.json()) as { code: string }).code]).toEqual([
+        method,
+        404,
+        'ROUTE_NOT_FOUND',
+      ]);
+    }
+    const kept = await getPublic(up.body.path);
+    expect([kept.status, await kept.text()]).toEqual([200, 'kept']);
+  });
+
   it('answers 404 for a public path that does not exist', async () => {
     const pid = newProjectId();
     for (const p of [`${pid}/AAAAAAAAAAAAAAAAAAAAAA.png`, `${pid}/nope`, 'x/y', `${pid}/a/b`]) {
