@@ -3,7 +3,7 @@ import { csrfTokenFor } from '@baas/common';
 import { Mailpit, uniqueAddress } from '../../services/mail/test/support/mailpit';
 import { ADMIN_TOKEN, BASE_URL, MAIL_API_URL, randomIp, send } from '../support/e2e';
 import { operations, schemesOf, type Operation } from '../support/openapi-operations';
-import { freePort, ServiceProcess } from '../support/service-process';
+import { anotherGateway, freePort, ServiceProcess } from '../support/service-process';
 import { stackEnv } from '../support/stack-env';
 
 /**
@@ -369,27 +369,14 @@ async function secondReplica(services: boolean): Promise<string> {
     mail: { ...own('SMTP_HOST'), ...own('SMTP_PORT') },
   };
   // the stack's services, each replaced by a second process where the store takes replicas
-  const urls: Record<string, string> = {
-    AUTH_URL: env.AUTH_URL ?? 'http://127.0.0.1:8081',
-    DATA_URL: env.DATA_URL ?? 'http://127.0.0.1:8082',
-    STORAGE_URL: env.STORAGE_URL ?? 'http://127.0.0.1:8083',
-    MAIL_URL: env.MAIL_URL ?? 'http://127.0.0.1:8084',
-  };
+  const urls: Record<string, string> = {};
   for (const service of services ? ['auth', 'data', 'storage', 'mail'] : []) {
     const proc = new ServiceProcess(service, await freePort(), extra[service] ?? {});
     await proc.start();
     replicas.push(proc);
     urls[`${service.toUpperCase()}_URL`] = proc.url;
   }
-  const port = await freePort();
-  const gateway = new ServiceProcess('gateway', port, {
-    GATEWAY_PORT: String(port),
-    GATEWAY_METRICS_PORT: String(await freePort()),
-    PLATFORM_ADMIN_TOKEN: ADMIN_TOKEN,
-    TRUST_PROXY: 'loopback',
-    ...urls,
-  });
-  await gateway.start();
+  const gateway = await anotherGateway(urls);
   replicas.push(gateway);
   return gateway.url;
 }

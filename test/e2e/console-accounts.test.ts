@@ -1,6 +1,5 @@
 import { csrfTokenFor } from '@baas/common';
 import {
-  ADMIN_TOKEN,
   BASE_URL,
   MAIL_API_URL,
   client,
@@ -13,7 +12,7 @@ import {
   type TestProject,
 } from '../support/e2e';
 import { stackEnv } from '../support/stack-env';
-import { ServiceProcess, freePort } from '../support/service-process';
+import { anotherGateway, type ServiceProcess } from '../support/service-process';
 import { until } from '../support/until';
 import { Mailpit, uniqueAddress } from '../../services/mail/test/support/mailpit';
 
@@ -306,24 +305,6 @@ describe('console accounts through the gateway', () => {
     expect([own.ip, loopbackFor(own.ip)]).toContain(entry?.clientIp);
   });
 });
-
-/** A gateway beside the stack's, on the stack's services, NATS and Redis (or a Redis database of its own). */
-async function anotherGateway(extra: Record<string, string>): Promise<ServiceProcess> {
-  const port = await freePort();
-  const gw = new ServiceProcess('gateway', port, {
-    GATEWAY_PORT: String(port),
-    GATEWAY_METRICS_PORT: String(await freePort()),
-    PLATFORM_ADMIN_TOKEN: ADMIN_TOKEN,
-    TRUST_PROXY: 'loopback',
-    AUTH_URL: env.AUTH_URL ?? 'http://127.0.0.1:8081',
-    DATA_URL: env.DATA_URL ?? 'http://127.0.0.1:8082',
-    STORAGE_URL: env.STORAGE_URL ?? 'http://127.0.0.1:8083',
-    MAIL_URL: env.MAIL_URL ?? 'http://127.0.0.1:8084',
-    ...extra,
-  });
-  await gw.start();
-  return gw;
-}
 
 describe('changes to an account take effect at once', () => {
   let other: ServiceProcess;

@@ -13,10 +13,9 @@ import {
   subjectFor,
   type EventEnvelope,
 } from '@baas/common';
-import { stackEnv } from '../support/stack-env';
 import { infra } from '../support/infra';
 import { faultDatabase } from '../support/fault-store';
-import { freePort, ServiceProcess } from '../support/service-process';
+import { anotherGateway, freePort, ServiceProcess } from '../support/service-process';
 import { findBinary, PostgresServer, ServerProcess } from '../support/server-process';
 import { callService } from '../support/service-call';
 import { until } from '../support/until';
@@ -26,7 +25,6 @@ import { until } from '../support/until';
  * restart (down for a moment, started again on the same data) while a service is under load.
  * The servers are this test's own, so nothing else that shares the stack's servers is disturbed.
  */
-const env = stackEnv();
 const logger = createLogger('restart-test', 'silent');
 const stops: Array<() => Promise<unknown>> = [];
 
@@ -186,20 +184,10 @@ describe('faults: servers restart under load', () => {
         redisPort,
       ),
     );
-    const port = await freePort();
-    const gw = new ServiceProcess('gateway', port, {
-      GATEWAY_PORT: String(port),
-      GATEWAY_METRICS_PORT: String(await freePort()),
+    const gw = await anotherGateway({
       REDIS_URL: `redis://127.0.0.1:${redisPort}`,
-      PLATFORM_ADMIN_TOKEN: env.PLATFORM_ADMIN_TOKEN ?? '',
-      TRUST_PROXY: 'loopback',
       RATE_LIMIT_GLOBAL_POINTS: '1000',
-      AUTH_URL: env.AUTH_URL ?? 'http://127.0.0.1:8081',
-      DATA_URL: env.DATA_URL ?? 'http://127.0.0.1:8082',
-      STORAGE_URL: env.STORAGE_URL ?? 'http://127.0.0.1:8083',
-      MAIL_URL: env.MAIL_URL ?? 'http://127.0.0.1:8084',
     });
-    await gw.start();
     stops.push(() => gw.stop());
     const redis = new Redis(`redis://127.0.0.1:${redisPort}`, { lazyConnect: true, maxRetriesPerRequest: 1 });
     redis.on('error', () => undefined);

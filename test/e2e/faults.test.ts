@@ -4,7 +4,7 @@ import { connectNats, createLogger, JetStreamBus, type EventEnvelope, type Event
 import { stackEnv, stackNatsAuth } from '../support/stack-env';
 import { randomIp } from '../support/e2e';
 import { TcpProxy } from '../support/tcp-proxy';
-import { freePort, ServiceProcess } from '../support/service-process';
+import { anotherGateway, freePort, ServiceProcess } from '../support/service-process';
 import { infra } from '../support/infra';
 import { faultDatabase } from '../support/fault-store';
 import { callService as call } from '../support/service-call';
@@ -194,20 +194,10 @@ describe('faults: events are never lost', () => {
 describe('faults: Redis', () => {
   it('keeps serving and keeps limiting from memory while Redis is away, and uses Redis again after', async () => {
     const redisProxy = await proxyTo(env.REDIS_URL ?? 'redis://127.0.0.1:6379', 6379);
-    const port = await freePort();
-    const gw = new ServiceProcess('gateway', port, {
-      GATEWAY_PORT: String(port),
-      GATEWAY_METRICS_PORT: String(await freePort()),
+    const gw = await anotherGateway({
       REDIS_URL: `redis://127.0.0.1:${redisProxy.port}`,
-      PLATFORM_ADMIN_TOKEN: env.PLATFORM_ADMIN_TOKEN ?? '',
-      TRUST_PROXY: 'loopback',
       RATE_LIMIT_GLOBAL_POINTS: '20',
-      AUTH_URL: env.AUTH_URL ?? 'http://127.0.0.1:8081',
-      DATA_URL: env.DATA_URL ?? 'http://127.0.0.1:8082',
-      STORAGE_URL: env.STORAGE_URL ?? 'http://127.0.0.1:8083',
-      MAIL_URL: env.MAIL_URL ?? 'http://127.0.0.1:8084',
     });
-    await gw.start();
     cleanups.push(() => gw.stop());
     const get = (ip: string) =>
       fetch(`${gw.url}/api/data/none`, { headers: { 'x-forwarded-for': ip } }).then((r) => r.status);

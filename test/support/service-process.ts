@@ -130,3 +130,26 @@ export async function freePort(): Promise<number> {
     }
   }
 }
+
+/**
+ * A gateway beside the stack's (started, ready): on the stack's services, admin token, NATS and
+ * Redis, trusting the loopback proxy as the stack's does; `extra` overrides any of it (other
+ * upstreams, a Redis of its own, a limit).
+ */
+export async function anotherGateway(extra: Record<string, string> = {}): Promise<ServiceProcess> {
+  const env = stackEnv();
+  const port = await freePort();
+  const gw = new ServiceProcess('gateway', port, {
+    GATEWAY_PORT: String(port),
+    GATEWAY_METRICS_PORT: String(await freePort()),
+    PLATFORM_ADMIN_TOKEN: env.PLATFORM_ADMIN_TOKEN ?? '',
+    TRUST_PROXY: 'loopback',
+    AUTH_URL: env.AUTH_URL ?? 'http://127.0.0.1:8081',
+    DATA_URL: env.DATA_URL ?? 'http://127.0.0.1:8082',
+    STORAGE_URL: env.STORAGE_URL ?? 'http://127.0.0.1:8083',
+    MAIL_URL: env.MAIL_URL ?? 'http://127.0.0.1:8084',
+    ...extra,
+  });
+  await gw.start();
+  return gw;
+}
