@@ -29,8 +29,17 @@ async function admin<T>(work: (c: Client) => Promise<T>): Promise<T> {
 }
 
 /**
+ * The most connections a test's own pool opens. The machine's PostgreSQL serves the stack's
+ * services at the same time (pools of up to 20 each, idle connections kept ten minutes) within
+ * its max_connections (100 by default): a suite that raced two pools of 20 against each other
+ * once found the server full ("too many clients already").
+ */
+export const TEST_POOL_MAX = 8;
+
+/**
  * A PostgreSQL database of the suite's own, migrated with the kernel's and the service's
- * migrations: suites never share state, and the migrations themselves are under test.
+ * migrations: suites never share state, and the migrations themselves are under test. Its pool
+ * opens at most TEST_POOL_MAX connections.
  */
 export async function freshPostgresDatabase(prefix: string, migrationsDir: string): Promise<TestDatabase> {
   await requireInfra('postgres');
@@ -48,7 +57,7 @@ export async function freshPostgresDatabase(prefix: string, migrationsDir: strin
   const url = withDatabase(infra.postgresAdminUrl, name);
   const logger = createLogger(`${prefix}-migrate`, 'silent');
   await migratePostgres(url, migrationsDir, logger);
-  const pool = await connectPostgres(url, prefix, logger);
+  const pool = await connectPostgres(url, prefix, logger, { max: TEST_POOL_MAX });
   return {
     url,
     name,

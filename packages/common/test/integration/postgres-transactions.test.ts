@@ -1,6 +1,6 @@
 import { createEvent, createLogger, idempotent, trustedProjectId } from '../../src';
 import { connectPostgres, PgProcessedEvents, withTransaction, type Pool } from '../../src/postgres';
-import { freshPostgresDatabase, type TestDatabase } from '../../../../test/support/postgres';
+import { freshPostgresDatabase, TEST_POOL_MAX, type TestDatabase } from '../../../../test/support/postgres';
 import { adminQuery, barrier, NO_MIGRATIONS } from './pg-support';
 
 const logger = createLogger('pg-tx-test', 'silent');
@@ -10,7 +10,7 @@ let replica: Pool;
 
 beforeAll(async () => {
   db = await freshPostgresDatabase('pgtx', NO_MIGRATIONS);
-  replica = await connectPostgres(db.url, 'pgtx-replica', logger);
+  replica = await connectPostgres(db.url, 'pgtx-replica', logger, { max: TEST_POOL_MAX });
   await db.pool.query('CREATE TABLE doctors (name text PRIMARY KEY, on_call boolean NOT NULL)');
   await db.pool.query('CREATE TABLE uniques (v text PRIMARY KEY)');
 });

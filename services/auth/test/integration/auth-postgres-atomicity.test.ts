@@ -8,7 +8,7 @@ import {
   type ProjectId,
 } from '@baas/common';
 import { connectPostgres, type Pool } from '@baas/common/postgres';
-import { freshPostgresDatabase, type TestDatabase } from '../../../../test/support/postgres';
+import { freshPostgresDatabase, TEST_POOL_MAX, type TestDatabase } from '../../../../test/support/postgres';
 import { loadAuthConfig } from '../../src/config';
 import { wireAuth, type AuthWiring } from '../../src/wiring';
 import { DuplicateEmailError, DuplicateProfileValueError } from '../../src/ports';
@@ -59,7 +59,7 @@ const wirings: AuthWiring[] = [];
 
 beforeAll(async () => {
   db = await freshPostgresDatabase('auth_pg_it', MIGRATIONS_DIR);
-  secondPool = await connectPostgres(db.url, 'auth-pg-it-b', logger);
+  secondPool = await connectPostgres(db.url, 'auth-pg-it-b', logger, { max: TEST_POOL_MAX });
   a = await replica(db.pool);
   b = await replica(secondPool);
   wirings.push(a, b);

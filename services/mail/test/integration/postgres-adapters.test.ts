@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { createEvent, createLogger, type EventEnvelope, type ProjectId } from '@baas/common';
 import { connectPostgres, type Pool } from '@baas/common/postgres';
 import { infra, requireInfra } from '../../../../test/support/infra';
-import { freshPostgresDatabase, type TestDatabase } from '../../../../test/support/postgres';
+import { freshPostgresDatabase, TEST_POOL_MAX, type TestDatabase } from '../../../../test/support/postgres';
 import { createApp } from '../../src/app';
 import { SmtpMailer } from '../../src/adapters/smtp-mailer';
 import { newHexId } from '../../src/adapters/hex-ids';
@@ -25,7 +25,7 @@ describe('mail on PostgreSQL', () => {
   beforeAll(async () => {
     await requireInfra('postgres', 'smtp');
     db = await freshPostgresDatabase('mail_pg', MIGRATIONS_DIR);
-    second = await connectPostgres(db.url, 'mail-replica-2', logger);
+    second = await connectPostgres(db.url, 'mail-replica-2', logger, { max: TEST_POOL_MAX });
   });
   afterAll(async () => {
     await second?.end();

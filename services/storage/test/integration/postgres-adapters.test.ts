@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createEvent, createLogger, type EventEnvelope, type ProjectId } from '@baas/common';
 import { connectPostgres, type Pool } from '@baas/common/postgres';
 import { requireInfra } from '../../../../test/support/infra';
-import { freshPostgresDatabase, type TestDatabase } from '../../../../test/support/postgres';
+import { freshPostgresDatabase, TEST_POOL_MAX, type TestDatabase } from '../../../../test/support/postgres';
 import { PostgresFileRepository } from '../../src/adapters/postgres-file-repository';
 import { PostgresQuotaLedger } from '../../src/adapters/postgres-quota-ledger';
 import { MIGRATIONS_DIR } from '../../src/wiring';
@@ -18,7 +18,9 @@ describe('storage on PostgreSQL', () => {
   beforeAll(async () => {
     await requireInfra('postgres');
     db = await freshPostgresDatabase('storage_pg', MIGRATIONS_DIR);
-    second = await connectPostgres(db.url, 'storage-replica-2', createLogger('t', 'silent'));
+    second = await connectPostgres(db.url, 'storage-replica-2', createLogger('t', 'silent'), {
+      max: TEST_POOL_MAX,
+    });
   });
   afterAll(async () => {
     await second?.end();
