@@ -1,6 +1,6 @@
-import { csrfTokenFor } from '@baas/common';
 import { ADMIN_TOKEN, BASE_URL, randomIp, send } from '../support/e2e';
 import { operations, propertiesOf, schemesOf, type Operation } from '../support/openapi-operations';
+import { consoleSignIn } from '../support/console-session';
 import { dataProject, type DataProject } from './data-support';
 
 /**
@@ -341,16 +341,7 @@ async function consoleSession(): Promise<Record<string, string>> {
     body: JSON.stringify({ email, password, platformAdmin: true }),
   });
   if (made.status !== 201) throw new Error(`console account: ${made.status} ${await made.text()}`);
-  const login = await send(`${BASE_URL}/api/console/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email, password }),
-  });
-  const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
-  const token = cookie.slice(cookie.indexOf('=') + 1);
-  if (login.status !== 200 || !token)
-    throw new Error(`console sign-in: ${login.status} ${await login.text()}`);
-  return { cookie, 'x-csrf-token': csrfTokenFor(token) };
+  return consoleSignIn(email, password);
 }
 
 /** What is wrong with an answer, or undefined when it is a refusal (or a success) as it should be. */

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { csrfTokenFor } from '@baas/common';
 import { Mailpit, uniqueAddress } from '../../services/mail/test/support/mailpit';
 import { ADMIN_TOKEN, BASE_URL, MAIL_API_URL, randomIp, send } from '../support/e2e';
 import { operations, schemesOf, type Operation } from '../support/openapi-operations';
 import { anotherGateway, freePort, ServiceProcess } from '../support/service-process';
 import { stackEnv } from '../support/stack-env';
+import { acceptInvitation, consoleSignIn, invitationToken } from '../support/console-session';
 
 /**
  * The same request sent several times at once is answered as if the copies had come one after
@@ -83,25 +83,6 @@ async function must<T>(what: string, a: Promise<Answer>, ok = [200, 201]): Promi
   return (r.text ? JSON.parse(r.text) : undefined) as T;
 }
 
-/** A console session's headers (cookie and CSRF token) from a sign-in answer's cookie. */
-function sessionHeaders(setCookie: string | null): Record<string, string> {
-  const cookie = (setCookie ?? '').split(';')[0] ?? '';
-  const token = cookie.slice(cookie.indexOf('=') + 1);
-  if (!token) throw new Error('no console session cookie');
-  return { cookie, 'x-csrf-token': csrfTokenFor(token) };
-}
-
-async function signIn(email: string): Promise<Record<string, string>> {
-  const r = await send(`${BASE_URL}/api/console/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    ip: randomIp(),
-    body: JSON.stringify({ email, password: PASSWORD }),
-  });
-  if (r.status !== 200) throw new Error(`console sign-in: ${r.status} ${await r.text()}`);
-  return sessionHeaders(r.headers.get('set-cookie'));
-}
-
 async function consoleAccount(platformAdmin: boolean): Promise<{ id: string; email: string }> {
   const email = uniqueAddress('race-console');
   consoleEmails.push(email);
@@ -131,10 +112,7 @@ async function invite(
     'invitation',
     request('POST', `/api/admin/projects/${projectId}/members`, adminSession, { email, role }),
   );
-  const mail = await mailpit.waitFor(email, { timeoutMs: 20_000 });
-  const token = /accept-invitation\?token=([A-Za-z0-9_-]+)/.exec(mail.Text)?.[1];
-  if (!token) throw new Error(`no invitation link in the mail:\n${mail.Text}`);
-  return { id: made.data.id, token, email };
+  return { id: made.data.id, token: await invitationToken(mailpit, email), email };
 }
 
 /**
@@ -223,10 +201,7 @@ async function fixture(op: Operation): Promise<Fixture> {
     );
   if (op.path.includes('/members/{accountId}')) {
     const member = await invite(p, 'developer');
-    await must(
-      'accept',
-      request('POST', '/api/console/invitations/accept', {}, { token: member.token, password: PASSWORD }),
-    );
+    await acceptInvitation(member.token, PASSWORD);
     const members = await must<{ data: { members: Array<{ accountId: string; email: string }> } }>(
       'members',
       request('GET', `/api/admin/projects/${p}/members`, adminSession),
@@ -236,7 +211,7 @@ async function fixture(op: Operation): Promise<Fixture> {
   if (op.path.includes('invitation')) f.invitation = await invite(p, 'viewer');
   if (op.path.startsWith('/api/console/') || op.path.startsWith('/api/admin/console/accounts/{')) {
     const account = await consoleAccount(false);
-    f.account = { ...account, session: await signIn(account.email) };
+    f.account = { ...account, session: await consoleSignIn(account.email, PASSWORD) };
   }
   if (op.path === '/api/admin/console/accounts' && op.method === 'POST') consoleEmails.push(f.email);
   return f;
@@ -381,14 +356,18 @@ async function secondReplica(services: boolean): Promise<string> {
   return gateway.url;
 }
 
-const counts = (answers: Answer[]) => [...answers.map((a) => a.status)].sort((a, b) => a - b).join(',');
+const counts = (answers: Answer[]) =>
+  answers
+    .map((a) => a.status)
+    .sort((a, b) => a - b)
+    .join(',');
 
 describe('identical requests at once are answered as one after another', () => {
   let second: string;
 
   beforeAll(async () => {
     const admin = await consoleAccount(true);
-    adminSession = await signIn(admin.email);
+    adminSession = await consoleSignIn(admin.email, PASSWORD);
     second = await secondReplica(await storeTakesReplicas());
   }, 90_000);
 

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { csrfTokenFor } from '@baas/common';
 import { Mailpit, uniqueAddress } from '../../services/mail/test/support/mailpit';
 import { BASE_URL, MAIL_API_URL, client, randomIp, send } from '../support/e2e';
 import { operations, schemesOf, type Operation } from '../support/openapi-operations';
+import { acceptInvitation, invitationToken } from '../support/console-session';
 import { dataProject, type DataProject } from './data-support';
 
 /**
@@ -99,18 +99,7 @@ async function makeTenant(label: string): Promise<Tenant> {
     [201],
     'invite the owner',
   );
-  const mail = await mailpit.waitFor(ownerEmail, { timeoutMs: 20_000 });
-  const token = /accept-invitation\?token=([A-Za-z0-9_-]+)/.exec(mail.Text)?.[1];
-  if (!token) throw new Error(`no invitation link in the mail:\n${mail.Text}`);
-  const accepted = await send(`${BASE_URL}/api/console/invitations/accept`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ token, password: PASSWORD }),
-  });
-  const cookie = (accepted.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
-  const sessionToken = cookie.slice(cookie.indexOf('=') + 1);
-  if (accepted.status !== 200 || !sessionToken)
-    throw new Error(`accept the invitation: ${accepted.status} ${await accepted.text()}`);
+  const session = await acceptInvitation(await invitationToken(mailpit, ownerEmail), PASSWORD);
 
   const pendingEmail = uniqueAddress(`iso-pending-${label.toLowerCase()}`);
   const invitation = must<{ data: { id: string } }>(
@@ -143,7 +132,7 @@ async function makeTenant(label: string): Promise<Tenant> {
     trashedId: String(trashed._id),
     file: { path: stored.path, name: stored.path.slice(stored.path.indexOf('/') + 1) },
     templateKey,
-    owner: { accountId, email: ownerEmail, session: { cookie, 'x-csrf-token': csrfTokenFor(sessionToken) } },
+    owner: { accountId, email: ownerEmail, session },
     invitationId: invitation.data.id,
   };
 }
@@ -353,7 +342,7 @@ const RESOURCE_PARAMS = new Set(['id', 'userId', 'accountId', 'invitationId', 'k
 
 function ownProjectProbes(op: Operation, attacker: Tenant, victim: Tenant): Probe[] {
   if (!op.pathParams.includes('projectId')) return [];
-  const isFiles = op.path.includes('/files/') || op.path.startsWith('/files/');
+  const isFiles = op.path.includes('/files/');
   const resources = op.pathParams.filter((n) => RESOURCE_PARAMS.has(n) || (n === 'name' && isFiles));
   if (resources.length === 0) return [];
   const publicFile = op.security.length === 0 && op.path.startsWith('/files/');
